@@ -1,0 +1,215 @@
+"""Find, verify and parse a dataset's cases.
+
+Resolution order for a data file: every directory of ``DELVE_DATA_PATH`` (colon
+separated), then the user cache. Generated datasets (hwang) are made in memory. The
+sha256 of the uncompressed content is checked every time; a mismatch is an error.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import DelveError
+from ..workspace import Workspace, cache_dir
+from . import hwang
+from .spec import DatasetSpec, dataset_spec
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A loaded dataset: ``values[case, attribute]`` as floats.
+
+    Binary and nominal attributes hold the index of their value in ``spec.values``;
+    missing values (``?``) are NaN.
+    """
+
+    spec: DatasetSpec
+    values: np.ndarray
+    source: str
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+
+def search_path() -> list[Path]:
+    """Directories searched for data files: ``DELVE_DATA_PATH``, then the user cache."""
+    dirs = [Path(p) for p in os.environ.get("DELVE_DATA_PATH", "").split(os.pathsep) if p]
+    return dirs + [cache_dir()]
+
+
+def find_file(spec: DatasetSpec) -> Path | None:
+    """The first existing copy of the spec's data file (plain or .gz), or None."""
+    if not spec.file:
+        return None
+    names = [spec.file]
+    names.append(spec.file[:-3] if spec.file.endswith(".gz") else spec.file + ".gz")
+    for d in search_path():
+        for n in names:
+            if (d / n).is_file():
+                return d / n
+    return None
+
+
+def is_present(spec: DatasetSpec) -> bool:
+    return spec.generated or find_file(spec) is not None
+
+
+def read_bytes(path: Path) -> bytes:
+    """The uncompressed content of a (possibly gzip-compressed) data file."""
+    raw = path.read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            return gzip.decompress(raw)
+        except (OSError, EOFError) as e:
+            raise DelveError(f"{path}: corrupt gzip data ({e})") from None
+    return raw
+
+
+def sha256(content: bytes) -> str:
+    return hashlib.sha256(content).hexdigest()
+
+
+def _token_values(tokens: np.ndarray, spec: DatasetSpec, where) -> np.ndarray:
+    """Convert a (cases x attributes) array of string tokens to floats, column by column."""
+    out = np.empty(tokens.shape, dtype=np.float64)
+    for j, attr in enumerate(spec.attributes):
+        col = tokens[:, j]
+        missing = col == "?"
+        if attr.kind in ("binary", "nominal"):
+            codes = np.full(col.shape, -1.0)
+            for v, value in enumerate(attr.values):
+                codes[col == value] = v
+            # numeric spellings of a binary value ("1.0" for "1") count as that value
+            bad = (codes < 0) & ~missing
+            if bad.any() and attr.kind == "binary":
+                try:
+                    num = col[bad].astype(np.float64)
+                    vals = np.array([float(v) for v in attr.values])
+                    hit = num[:, None] == vals[None, :]
+                    ok = hit.any(1)
+                    idx = np.flatnonzero(bad)
+                    codes[idx[ok]] = hit[ok].argmax(1)
+                except ValueError:
+                    pass
+                bad = (codes < 0) & ~missing
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise DelveError(
+                    f"{where(i)}: attribute {attr.name}: {col[i]!r} is not one of "
+                    f"{', '.join(attr.values)}"
+                )
+            codes[missing] = np.nan
+            out[:, j] = codes
+        else:
+            try:
+                out[:, j] = np.where(missing, "nan", col).astype(np.float64)
+            except ValueError:
+                for i, tok in enumerate(col.tolist()):  # error path only: find the bad case
+                    try:
+                        float(tok)
+                    except ValueError:
+                        if tok != "?":
+                            raise DelveError(
+                                f"{where(i)}: attribute {attr.name}: {tok!r} is not a number"
+                            ) from None
+                raise
+    return out
+
+
+def parse_cases(text: str, spec: DatasetSpec, filename: str) -> np.ndarray:
+    """Parse DELVE's data layout: one case per line, whitespace separated, target last.
+
+    The fast path splits the whole text at once. When the token count does not fit, the
+    careful path joins ``\\`` continuations, drops ``#`` comments and ``@`` tails, and
+    reports the first malformed line with its number.
+    """
+    ncols = len(spec.attributes)
+    tokens = np.array(text.split())
+    lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+    simple = "\\" not in text and "#" not in text and "@" not in text and "\n\n" not in text.strip()
+    if simple and tokens.size == lines * ncols:
+        arr = tokens.reshape(lines, ncols)
+        line_of = np.arange(1, lines + 1)
+    else:
+        rows, line_of, pending, start = [], [], "", None
+        for num, line in enumerate(text.splitlines(), 1):  # careful path
+            line = line.split("#", 1)[0].split("@", 1)[0]
+            if start is None:
+                start = num
+            if line.rstrip().endswith("\\"):
+                pending += line.rstrip()[:-1] + " "
+                continue
+            toks = (pending + line).split()
+            pending = ""
+            if toks:
+                if len(toks) != ncols:
+                    raise DelveError(
+                        f"{filename}, line {start}: {len(toks)} values, expected {ncols} "
+                        f"(attributes of {spec.name})"
+                    )
+                rows.append(toks)
+                line_of.append(start)
+            start = None
+        arr = np.array(rows, dtype=str).reshape(len(rows), ncols)
+        line_of = np.asarray(line_of)
+    values = _token_values(arr, spec, lambda i: f"{filename}, line {line_of[i]}")
+    if len(values) != spec.cases:
+        raise DelveError(
+            f"{filename}: {len(values)} cases, but the spec of {spec.name} says {spec.cases}"
+        )
+    return values
+
+
+def generated_text(spec: DatasetSpec) -> str:
+    g = spec.generator or {}
+    if g.get("name") != "hwang":
+        raise DelveError(f"{spec.name}: unknown generator {g.get('name')!r}")
+    return hwang.generate_text(
+        g["function"], spec.cases, int(g["seed"]), float(g.get("noise_sd", 0.25))
+    )
+
+
+_LOADED: dict[tuple, Dataset] = {}
+
+
+def load_dataset(ws: Workspace, name: str) -> Dataset:
+    """Load, verify (sha256) and parse dataset ``name``; cached per process."""
+    spec = dataset_spec(ws, name)
+    if spec.generated:
+        key: tuple = (spec.name, "generated", repr(spec.generator), spec.cases)
+        if key in _LOADED:
+            return _LOADED[key]
+        content = generated_text(spec).encode()
+        where = f"generator {spec.generator.get('name')}"
+    else:
+        path = find_file(spec)
+        if path is None:
+            raise DelveError(
+                f"data for {name} not found in DELVE_DATA_PATH or the cache; "
+                f"run `delve fetch {name}`"
+            )
+        st = path.stat()
+        key = (spec.name, str(path), st.st_mtime_ns, st.st_size)
+        if key in _LOADED:
+            return _LOADED[key]
+        content = read_bytes(path)
+        where = str(path)
+    digest = sha256(content)
+    if spec.sha256 and digest != spec.sha256:
+        raise DelveError(
+            f"checksum mismatch for {name} ({where}): expected sha256 {spec.sha256}, got {digest}"
+        )
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError:
+        raise DelveError(f"{where}: not a text data file") from None
+    ds = Dataset(spec, parse_cases(text, spec, where), where)
+    _LOADED[key] = ds
+    return ds

@@ -1,0 +1,61 @@
+"""lin-1: linear least squares with SVD regularisation (spec/methods-thesis.md §1).
+
+``A = X~^T X~`` with a bias column; directions with eigenvalue ``lambda_i <= 1e-6 max
+lambda`` are dropped; ``w = A~^-1 X~^T t``; the noise is ``SSE / (n - num_fit)``. The
+predictive distribution is Gaussian with variance ``sigma^2 + x~^T A~^-1 x~`` exactly as
+in the thesis and its C code (spec §11 item 1: the second term is *not* scaled by
+sigma^2); ``corrected=True`` gives the textbook ``sigma^2 (1 + x~^T A~^-1 x~)`` under a new
+method name. L is produced only when n > m + 1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import FitContext, Gaussian, Method, Prediction
+
+MAX_SV_RATIO = 1e6
+
+
+class Lin1(Method):
+    """The thesis' lin-1."""
+
+    losses = ("S", "A", "L")
+
+    def __init__(self, corrected: bool = False):
+        self.corrected = corrected
+
+    @staticmethod
+    def _augment(X: np.ndarray) -> np.ndarray:
+        return np.hstack([X, np.ones((len(X), 1))])
+
+    def fit(self, X: np.ndarray, y: np.ndarray, ctx: FitContext) -> None:
+        Xa = self._augment(X)
+        n, p = Xa.shape
+        A = Xa.T @ Xa
+        lam, V = np.linalg.eigh(A)  # A is symmetric PSD: its SVD is its eigendecomposition
+        keep = lam > lam.max() / MAX_SV_RATIO
+        inv = np.where(keep, 1.0 / np.where(keep, lam, 1.0), 0.0)
+        self.A_inv = (V * inv) @ V.T
+        self.w = self.A_inv @ (Xa.T @ y)
+        self.num_fit = int(keep.sum())
+        resid = Xa @ self.w - y
+        dof = n - self.num_fit
+        self.sigma2 = float(resid @ resid / dof) if dof > 0 else np.nan
+        # L only if n > m + 1 (thesis: "too few training examples" otherwise)
+        self.has_density = n > p and np.isfinite(self.sigma2) and self.sigma2 > 0
+        ctx.info.update(num_fit=self.num_fit, sigma2_encoded=self.sigma2)
+        if not self.has_density:
+            ctx.info["warning"] = (
+                "too few training examples for a predictive distribution (n <= m+1)"
+            )
+
+    def predict(self, X: np.ndarray) -> Prediction:
+        Xa = self._augment(X)
+        mu = Xa @ self.w
+        density = None
+        if self.has_density:
+            quad = np.einsum("ij,jk,ik->i", Xa, self.A_inv, Xa)
+            var = self.sigma2 * (1 + quad) if self.corrected else self.sigma2 + quad
+            density = Gaussian(mu, var)
+        return Prediction(mean=mu, median=mu, density=density)

@@ -1,0 +1,87 @@
+"""DELVE's ``mstats`` text layout (spec/delve-original.md §6.2).
+
+Each row is the label right-justified to 48 columns, ``:``, then two ``%13s`` fields
+(Raw value, Standardized) holding ``%.9g`` numbers. Compare mode labels the first method
+by name and the second with a leading slash; the difference is first - second.
+"""
+
+from __future__ import annotations
+
+from ..losses import LOSS_NAMES
+
+
+def _num(x) -> str:
+    return "undefined" if x is None else f"{x:.9g}"
+
+
+def _row(label: str, raw, std) -> str:
+    return f"{label:>48}:{_num(raw):>13} {_num(std):>13}"
+
+
+def _header(path: str, loss: str) -> list[str]:
+    return [
+        path,
+        f"Loss: {loss} ({LOSS_NAMES[loss]})",
+        f"{'Raw value':>63}{'Standardized':>15}",
+        "",
+    ]
+
+
+def _sd_rows(s: dict) -> list[str]:
+    st = s["standardized"]
+    rows = ["", _row("SD from training sets & stochastic training", s["sd_train"], st["sd_train"])]
+    if s["design"] == "2-way":
+        rows.append(_row("SD from test cases", s["sd_cases"], st["sd_cases"]))
+        rows.append(_row("SD from interactions & stoch. prediction", s["sd_test"], st["sd_test"]))
+    else:
+        rows.append(
+            _row("SD from test cases & stoch. pred. & interactions", s["sd_test"], st["sd_test"])
+        )
+    return rows
+
+
+def _based_on(s: dict) -> list[str]:
+    I, n, J = s["instances"], s["train_size"], s["test_size"]
+    first = f"    Based on {I} disjoint training sets, each containing {n} cases and"
+    if s["design"] == "2-way":
+        second = f"             1 common test set containing {J} cases."
+    else:
+        second = f"             {I} disjoint test sets, each containing {J} cases."
+    lines = ["", first, second]
+    if s.get("instances_missing"):
+        lines.append(
+            f"    Warning: {len(s['instances_missing'])} of {s['task_instances']} instances "
+            f"have no complete result (instances {', '.join(map(str, s['instances_missing']))})."
+        )
+    return lines
+
+
+def format_summary(s: dict) -> str:
+    """``mstats -l LOSS /METHOD/TASK`` for one method."""
+    st = s["standardized"]
+    lines = _header(f"/{s['method']}/{s['task']}", s["loss"])
+    lines += [
+        _row("Estimated expected loss", s["mean"], st["mean"]),
+        _row("Standard error for estimate", s["se"], st["se"]),
+    ]
+    return "\n".join(lines + _sd_rows(s) + _based_on(s)) + "\n"
+
+
+def format_comparison(c: dict) -> str:
+    """``mstats -c B -l LOSS /A/TASK``: A's and B's expected losses, A - B and its test."""
+    st = c["standardized"]
+    lines = _header(f"/{c['method_a']}/{c['task']}", c["loss"])
+    lines += [
+        _row(f"Estimated expected loss for {c['method_a']}", c["mean_a"], st["mean_a"]),
+        _row(f"Estimated expected loss for /{c['method_b']}", c["mean_b"], st["mean_b"]),
+        _row("Estimated expected difference", c["difference"], st["mean"]),
+        _row("Standard error for difference estimate", c["se"], st["se"]),
+    ]
+    lines += _sd_rows(c)
+    p = c["p_text"] if c["p_text"].startswith("<") else f"= {c['p_text']}"
+    lines += ["", f"    Significance of difference ({c['test']}-test), p {p}"]
+    if "posterior_opposite_sign" in c:
+        lines.append(
+            f"    Posterior mass on the other side of 0 (eq. 2.16): {c['posterior_opposite_sign']:.9g}"
+        )
+    return "\n".join(lines + _based_on(c)) + "\n"

@@ -1,0 +1,174 @@
+"""The result store: ``results/<method>/<dataset>/<prototask>/std.<n>/<i>/``.
+
+Each instance directory holds ``predictions.csv``, ``losses.csv`` (``case,S,A,L``) and
+``meta.json``. Files are written to a temporary name and renamed; ``meta.json`` is
+written last and records the sha256 of ``losses.csv``, so an instance is complete exactly
+when its meta.json says ``ok`` and the checksum holds. A lock file per instance keeps two
+``delve run`` processes from doing the same job.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import socket
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DelveError
+from ..tasks.names import TaskRef
+from ..workspace import Workspace
+
+
+def result_dir(ws: Workspace, method: str, ref: TaskRef, instance: int) -> Path:
+    return ws.results / method / ref.dataset / ref.prototask / ref.name / str(instance)
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that readers see the old file or the whole new one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def csv_bytes(df: pd.DataFrame) -> bytes:
+    """Deterministic CSV: shortest round-trip floats, empty cells for missing values."""
+    buf = io.StringIO()
+    df.to_csv(buf, index=False, na_rep="", lineterminator="\n", float_format=None)
+    return buf.getvalue().encode()
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def read_meta(d: Path) -> dict | None:
+    try:
+        return json.loads((d / "meta.json").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def instance_state(d: Path) -> str:
+    """``ok``, ``failed``, ``corrupt`` (checksum or file missing) or ``missing``."""
+    meta = read_meta(d)
+    if meta is None:
+        return "missing"
+    if meta.get("status") != "ok":
+        return "failed"
+    try:
+        data = (d / "losses.csv").read_bytes()
+    except OSError:
+        return "corrupt"
+    return "ok" if sha256_bytes(data) == meta.get("losses_sha256") else "corrupt"
+
+
+class InstanceLock:
+    """An exclusive lock file for one instance; a lock left by a dead process is taken over."""
+
+    def __init__(self, d: Path):
+        self.path = d / ".lock"
+        self.held = False
+
+    def acquire(self) -> bool:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        me = f"{socket.gethostname()} {os.getpid()}"
+        for _ in range(2):
+            try:
+                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                if self._stale():
+                    try:
+                        os.unlink(self.path)
+                    except FileNotFoundError:
+                        pass
+                    continue
+                return False
+            with os.fdopen(fd, "w") as f:
+                f.write(me)
+            self.held = True
+            return True
+        return False
+
+    def _stale(self) -> bool:
+        try:
+            host, pid = self.path.read_text().split()
+        except (OSError, ValueError):
+            return True
+        if host != socket.gethostname():
+            return False
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            return False
+        return False
+
+    def release(self) -> None:
+        if self.held:
+            try:
+                os.unlink(self.path)
+            except FileNotFoundError:
+                pass
+            self.held = False
+
+
+@dataclass(frozen=True)
+class InstanceResult:
+    """The per-case losses of one finished instance (cases in test-set order)."""
+
+    instance: int
+    cases: np.ndarray
+    losses: dict[str, np.ndarray | None]
+    meta: dict
+
+
+def read_instance(d: Path, test_cases: np.ndarray) -> InstanceResult:
+    """Read and check one complete instance; errors name the file and what is wrong."""
+    meta = read_meta(d) or {}
+    df = pd.read_csv(d / "losses.csv")
+    if list(df.columns) != ["case", "S", "A", "L"]:
+        raise DelveError(f"{d / 'losses.csv'}: header must be case,S,A,L")
+    cases = df["case"].to_numpy()
+    if len(cases) != len(test_cases) or not np.array_equal(np.sort(cases), np.sort(test_cases)):
+        raise DelveError(
+            f"{d / 'losses.csv'}: its cases are not the test set of this instance "
+            "(the task's splits changed? rerun with --force)"
+        )
+    pos = pd.Series(np.arange(len(cases)), index=cases).loc[test_cases].to_numpy()
+    out: dict[str, np.ndarray | None] = {}
+    for loss in ("S", "A", "L"):
+        col = df[loss].to_numpy(dtype=float)[pos]
+        out[loss] = None if np.isnan(col).all() else col
+    return InstanceResult(int(d.name), np.asarray(test_cases), out, meta)
+
+
+def read_task_results(
+    ws: Workspace, method: str, ref: TaskRef, layout
+) -> tuple[list[InstanceResult], dict]:
+    """All complete instances of ``method`` on a task, and a count of the others by state."""
+    results, states = [], {"missing": [], "failed": [], "corrupt": []}
+    for inst in layout.instances:
+        d = result_dir(ws, method, ref, inst.index)
+        state = instance_state(d)
+        if state == "ok":
+            results.append(read_instance(d, inst.test))
+        else:
+            states[state].append(inst.index)
+    return results, states

@@ -1,0 +1,139 @@
+"""Statistics of stored results: one method on a task, or two methods compared.
+
+Both return plain dicts (the ``--json`` output) holding raw and standardised numbers.
+Standardisation uses the raw test targets of all the task's instances pooled
+(:mod:`delve_bench.losses`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..data import load_dataset
+from ..errors import DelveError
+from ..losses import standardizer
+from ..run.store import read_task_results
+from ..tasks.instances import TaskLayout, task_layout
+from ..tasks.names import TaskRef
+from ..tasks.spec import prototask_spec
+from ..workspace import Workspace
+from .anova import Anova, anova
+from .bayes import posterior_opposite_mass
+from .tests import compare_test
+
+
+def layout_of(ws: Workspace, ref: TaskRef) -> TaskLayout:
+    return task_layout(ws, prototask_spec(ws, ref.dataset, ref.prototask), ref.size)
+
+
+def pooled_test_targets(ws: Workspace, layout: TaskLayout) -> np.ndarray:
+    proto = layout.proto
+    values = load_dataset(ws, proto.dataset).values[:, proto.targets[0]]
+    if layout.design == "2-way":
+        return values[layout.instances[0].test]
+    return values[np.concatenate([i.test for i in layout.instances])]
+
+
+def loss_matrix(ws: Workspace, method: str, ref: TaskRef, layout: TaskLayout, loss: str):
+    """(instances used, I x J loss matrix, states of the other instances)."""
+    results, states = read_task_results(ws, method, ref, layout)
+    if states["corrupt"]:
+        raise DelveError(
+            f"{method} on {ref.full_name}: instance {states['corrupt'][0]} has a corrupt "
+            "losses.csv (checksum differs from meta.json); rerun it with --force"
+        )
+    if not results:
+        raise DelveError(
+            f"no results of {method} on {ref.full_name}; run `delve run {method} {ref.full_name}`"
+        )
+    if len(results) < 2:
+        raise DelveError(
+            f"{method} on {ref.full_name}: only {len(results)} instance finished; "
+            "the analysis needs at least 2"
+        )
+    missing_loss = [r.instance for r in results if r.losses[loss] is None]
+    if missing_loss:
+        raise DelveError(
+            f"{method} gives no {loss} loss on {ref.full_name} "
+            "(it has no predictive distribution there)"
+        )
+    used = [r.instance for r in results]
+    return used, np.vstack([r.losses[loss] for r in results]), states
+
+
+def _anova_fields(a: Anova) -> dict:
+    out = {"mean": a.mean, "se": a.se, "sd_train": a.sd_train, "sd_test": a.sd_test}
+    if a.design == "2-way":
+        out["sd_cases"] = a.sd_cases
+    return out
+
+
+def _common(ref: TaskRef, layout: TaskLayout, loss: str, used: list[int], states: dict) -> dict:
+    return {
+        "task": ref.full_name,
+        "loss": loss,
+        "design": layout.design,
+        "instances": len(used),
+        "task_instances": len(layout.instances),
+        "train_size": layout.size,
+        "test_size": layout.test_size,
+        "instances_used": used,
+        "instances_missing": sorted(states["missing"] + states["failed"]),
+    }
+
+
+def task_summary(ws: Workspace, method: str, ref: TaskRef, loss: str = "S") -> dict:
+    """Estimated expected loss of ``method`` on a task, with SE and variance components."""
+    layout = layout_of(ws, ref)
+    used, y, states = loss_matrix(ws, method, ref, layout, loss)
+    a = anova(y, layout.design)
+    st = standardizer(loss, pooled_test_targets(ws, layout))
+    fields = _anova_fields(a)
+    std = {k: (st.mean(v) if k == "mean" else st.spread(v)) for k, v in fields.items()}
+    return {
+        "method": method,
+        **_common(ref, layout, loss, used, states),
+        **fields,
+        "standardized": std,
+        "standardization": {"scale": st.scale, "shift": st.shift},
+    }
+
+
+def task_comparison(
+    ws: Workspace, method_a: str, method_b: str, ref: TaskRef, loss: str = "S", bayes: bool = False
+) -> dict:
+    """Paired comparison A - B on a task: difference, SE, variance components and p."""
+    layout = layout_of(ws, ref)
+    used_a, ya, st_a = loss_matrix(ws, method_a, ref, layout, loss)
+    used_b, yb, _ = loss_matrix(ws, method_b, ref, layout, loss)
+    if used_a != used_b:
+        raise DelveError(
+            f"{method_a} and {method_b} have results on different instances of "
+            f"{ref.full_name} ({used_a} vs {used_b}); run the missing ones first"
+        )
+    d = anova(ya - yb, layout.design)
+    test = compare_test(d)
+    st = standardizer(loss, pooled_test_targets(ws, layout))
+    mean_a, mean_b = float(ya.mean()), float(yb.mean())
+    fields = _anova_fields(d)
+    std = {k: st.spread(v) for k, v in fields.items()}
+    std.update(mean_a=st.mean(mean_a), mean_b=st.mean(mean_b))
+    out = {
+        "method_a": method_a,
+        "method_b": method_b,
+        **_common(ref, layout, loss, used_a, st_a),
+        "mean_a": mean_a,
+        "mean_b": mean_b,
+        "difference": d.mean,
+        **fields,
+        "standardized": std,
+        "test": test.test,
+        "statistic": test.statistic,
+        "df": list(test.df),
+        "p": test.p,
+        "p_text": test.p_text.removeprefix("= "),
+        "standardization": {"scale": st.scale, "shift": st.shift},
+    }
+    if bayes and layout.design == "hierarchical":
+        out["posterior_opposite_sign"] = posterior_opposite_mass(d)
+    return out

@@ -1,0 +1,225 @@
+"""Task instances, derived from Random-order exactly as DELVE 1.1 did (delve-original §4.2).
+
+In Random-order the first T cases are the test pool; the rest are cut into consecutive
+training blocks of n cases. K = min(whole blocks, maximum-number-of-instances); training
+set i = block i. Hierarchical: test set i = i-th block of floor(T/K) cases of the pool;
+common (2-way): every instance uses the whole pool. Instances are numbered from 0.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import DelveError
+from ..rng import random_order
+from ..workspace import Workspace
+from .spec import PrototaskSpec
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One training set and its test set, as 0-based case numbers into the dataset."""
+
+    index: int
+    train: np.ndarray
+    test: np.ndarray
+
+
+@dataclass(frozen=True)
+class TaskLayout:
+    """A task (``std.<n>``) of a prototask with its instances."""
+
+    proto: PrototaskSpec
+    size: int
+    instances: tuple[Instance, ...]
+
+    @property
+    def name(self) -> str:
+        return f"std.{self.size}"
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.proto.dataset}/{self.proto.name}/std.{self.size}"
+
+    @property
+    def design(self) -> str:
+        return self.proto.design
+
+    @property
+    def test_size(self) -> int:
+        return len(self.instances[0].test)
+
+
+def kept_cases(ws: Workspace, proto: PrototaskSpec) -> np.ndarray:
+    """0-based dataset case numbers the prototask may use, in file order."""
+    from ..data import dataset_spec, load_dataset
+
+    if proto.cases == "all":
+        return np.arange(dataset_spec(ws, proto.dataset).cases)
+    if proto.cases == "no missing":
+        values = load_dataset(ws, proto.dataset).values
+        cols = list(proto.inputs) + list(proto.targets)
+        return np.flatnonzero(~np.isnan(values[:, cols]).any(axis=1))
+    raise DelveError(f"{proto.path}: cases must be 'all' or 'no missing', not {proto.cases!r}")
+
+
+def make_order(ws: Workspace, proto: PrototaskSpec) -> np.ndarray:
+    """The prototask's order (1-based kept-case numbers) as ``delve gen`` makes it."""
+    n = len(kept_cases(ws, proto))
+    if proto.order == "retain":
+        return np.arange(1, n + 1)
+    return random_order(n, proto.seed)
+
+
+def read_order(proto: PrototaskSpec) -> np.ndarray:
+    """The committed Random-order of ``proto`` (1-based), or file order for ``retain``."""
+    path = proto.dir / "Random-order"
+    if proto.order == "retain":
+        return None  # type: ignore[return-value]
+    if not path.is_file():
+        raise DelveError(
+            f"{proto.full_name} has no Random-order file; run `delve gen {proto.full_name}`"
+        )
+    try:
+        return np.loadtxt(path, dtype=np.int64, ndmin=1)
+    except ValueError as e:
+        raise DelveError(f"{path}: malformed ({e})") from None
+
+
+def split(order0: np.ndarray, proto: PrototaskSpec, size: int) -> tuple[Instance, ...]:
+    """Cut a 0-based ordered case list into the instances of task ``std.<size>``."""
+    T = proto.test_set_size
+    pool, rest = order0[:T], order0[T:]
+    K = min(len(rest) // size, proto.max_instances)
+    if K < 1 or len(pool) < T:
+        return ()
+    out = []
+    for i in range(K):
+        train = rest[i * size : (i + 1) * size]
+        if proto.test_set_selection == "hierarchical":
+            m = T // K
+            test = pool[i * m : (i + 1) * m]
+        else:
+            test = pool
+        out.append(Instance(i, train, test))
+    return tuple(out)
+
+
+def check_invariants(layout: TaskLayout) -> None:
+    """Disjoint training sets; tests disjoint from training; hierarchical tests disjoint."""
+    inst = layout.instances
+    trains = np.concatenate([i.train for i in inst])
+    if len(np.unique(trains)) != len(trains) or any(len(i.train) != layout.size for i in inst):
+        raise DelveError(
+            f"{layout.full_name}: training sets are not disjoint sets of {layout.size} cases"
+        )
+    tests = (
+        np.concatenate([i.test for i in inst]) if layout.design == "hierarchical" else inst[0].test
+    )
+    if len(np.unique(tests)) != len(tests):
+        raise DelveError(f"{layout.full_name}: test sets overlap")
+    if np.intersect1d(trains, tests).size:
+        raise DelveError(f"{layout.full_name}: a test case is also a training case")
+    if layout.design == "2-way" and any(not np.array_equal(i.test, inst[0].test) for i in inst):
+        raise DelveError(f"{layout.full_name}: 2-way design needs one common test set")
+
+
+@lru_cache(maxsize=256)
+def _ordered_cases(ws: Workspace, proto: PrototaskSpec) -> np.ndarray:
+    kept = kept_cases(ws, proto)
+    order = read_order(proto)
+    if order is None:
+        return kept
+    if len(order) != len(kept) or not np.array_equal(np.sort(order), np.arange(1, len(kept) + 1)):
+        raise DelveError(
+            f"{proto.dir / 'Random-order'}: not a permutation of 1..{len(kept)}; "
+            f"run `delve gen {proto.full_name}`"
+        )
+    return kept[order - 1]
+
+
+def task_layout(ws: Workspace, proto: PrototaskSpec, size: int) -> TaskLayout:
+    """The instances of ``proto/std.<size>``, with the invariants checked."""
+    from ..errors import suggest
+
+    if size not in proto.training_set_sizes:
+        names = [f"std.{n}" for n in proto.training_set_sizes]
+        raise DelveError(
+            f"{proto.full_name} has no task std.{size}{suggest(f'std.{size}', names)} "
+            f"(tasks: {' '.join(names)})"
+        )
+    inst = split(_ordered_cases(ws, proto), proto, size)
+    if not inst:
+        raise DelveError(
+            f"{proto.full_name}/std.{size} has no instances: too few cases for "
+            f"a test pool of {proto.test_set_size} and training sets of {size}"
+        )
+    layout = TaskLayout(proto, size, inst)
+    check_invariants(layout)
+    return layout
+
+
+def _write(path: Path, numbers: np.ndarray) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    with os.fdopen(fd, "w") as f:
+        f.write("".join(f"{v}\n" for v in numbers.tolist()))
+    os.replace(tmp, path)
+
+
+def generate(ws: Workspace, proto: PrototaskSpec, check_only: bool = False) -> list[TaskLayout]:
+    """``delve gen``: make (or verify) Random-order and write every task's index files.
+
+    An existing Random-order must be reproduced byte for byte from the recorded seed;
+    a difference is an error, never silently overwritten.
+    """
+    order_path = proto.dir / "Random-order"
+    if proto.order != "retain":
+        order = make_order(ws, proto)
+        text = "".join(f"{v}\n" for v in order.tolist())
+        if order_path.is_file():
+            if order_path.read_text() != text:
+                raise DelveError(
+                    f"{order_path} differs from the order made from seed {proto.seed}; "
+                    "it was edited or the generator changed"
+                )
+        elif check_only:
+            raise DelveError(f"{order_path} is missing; run `delve gen {proto.full_name}`")
+        else:
+            _write(order_path, order)
+    _ordered_cases.cache_clear()
+    layouts = []
+    for n in proto.training_set_sizes:
+        try:
+            layout = task_layout(ws, proto, n)
+        except DelveError:
+            continue  # a size with no whole training block has no task
+        layouts.append(layout)
+        tdir = proto.dir / layout.name
+        for inst in layout.instances:
+            for kind, cases in (("train", inst.train), ("test", inst.test)):
+                p = tdir / f"{kind}.{inst.index}"
+                want = "".join(f"{v}\n" for v in cases.tolist())
+                if check_only:
+                    if not p.is_file() or p.read_text() != want:
+                        raise DelveError(
+                            f"{p} is missing or differs from Random-order; run `delve gen`"
+                        )
+                elif not p.is_file() or p.read_text() != want:
+                    _write(p, cases)
+        if not check_only and tdir.is_dir():  # drop index files of instances that no longer exist
+            for p in tdir.iterdir():
+                kind, _, idx = p.name.partition(".")
+                if (
+                    kind in ("train", "test")
+                    and idx.isdigit()
+                    and int(idx) >= len(layout.instances)
+                ):
+                    p.unlink()
+    return layouts

@@ -1,0 +1,63 @@
+"""Where specs, splits and results live.
+
+A workspace is a directory with ``datasets/``, ``tasks/``, ``methods/`` and ``results/``.
+Specs are looked up in the workspace first and then in the built-in copies shipped with
+the package, so a fresh ``pip install`` works from any directory.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+_PKG = Path(__file__).resolve().parent
+
+
+def builtin_root() -> Path:
+    """The directory holding the built-in ``datasets/``, ``tasks/`` and ``methods/``.
+
+    A wheel carries them as ``delve_bench/_specs``; a source checkout (editable install)
+    has them at the repository root beside the package.
+    """
+    packaged = _PKG / "_specs"
+    if (packaged / "datasets").is_dir():
+        return packaged
+    return _PKG.parent
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """A DELVE workspace rooted at ``root`` (``--root`` / ``DELVE_ROOT`` / cwd)."""
+
+    root: Path
+
+    @classmethod
+    def from_env(cls, root: str | os.PathLike | None = None) -> Workspace:
+        root = root or os.environ.get("DELVE_ROOT") or os.getcwd()
+        return cls(Path(root).resolve())
+
+    def spec_dirs(self, kind: str) -> list[Path]:
+        """Directories searched for ``kind`` specs (datasets, tasks, methods), in order."""
+        dirs = [self.root / kind]
+        builtin = builtin_root() / kind
+        if builtin.resolve() != dirs[0].resolve():
+            dirs.append(builtin)
+        return [d for d in dirs if d.is_dir()]
+
+    def tasks_dir_for(self, dataset: str) -> Path:
+        """The tasks directory of ``dataset``: the workspace's if present, else built-in."""
+        for d in self.spec_dirs("tasks"):
+            if (d / dataset).is_dir():
+                return d / dataset
+        return self.root / "tasks" / dataset
+
+    @property
+    def results(self) -> Path:
+        return self.root / "results"
+
+
+def cache_dir() -> Path:
+    """The user cache for fetched data (``$XDG_CACHE_HOME/delve-bench/data``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "delve-bench" / "data"
