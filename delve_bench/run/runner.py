@@ -65,7 +65,9 @@ def plan_jobs(
     todo: list[Job] = []
     other: dict[str, list[Job]] = {"done": [], "failed": []}
     for m in methods:
-        method_spec(ws, m)  # unknown names fail before anything runs
+        method_spec(ws, m)  # unknown names fail before anything runs...
+    for ds in sorted({r.dataset for r in refs}):
+        load_dataset(ws, ds)  # ...and so do missing, corrupt or malformed data
     for ref in refs:
         layout = task_layout(ws, prototask_spec(ws, ref.dataset, ref.prototask), ref.size)
         idx = [i.index for i in layout.instances]
@@ -89,7 +91,7 @@ def plan_jobs(
     return todo, other
 
 
-def _encode_instance(ws: Workspace, job: Job):
+def encode_instance(ws: Workspace, job: Job):
     proto = prototask_spec(ws, job.ref.dataset, job.ref.prototask)
     layout = task_layout(ws, proto, job.ref.size)
     inst = layout.instances[job.instance]
@@ -159,7 +161,7 @@ def _execute_locked(ws: Workspace, d: Path, job: Job, mode: str, time_scale: flo
         "start": started.isoformat(timespec="seconds"),
     }
     try:
-        inst, coding, (xtr, ytr, xte, yte) = _encode_instance(ws, job)
+        inst, coding, (xtr, ytr, xte, yte) = encode_instance(ws, job)
         meta.update(n_train=len(inst.train), n_test=len(inst.test))
         method = spec.instantiate()
         budget = spec.make_budget(len(inst.train), mode, time_scale)

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..data import load_dataset
 from ..errors import DelveError
-from ..losses import standardizer
+from ..losses import Standardizer, standardizer
 from ..run.store import read_task_results
 from ..tasks.instances import TaskLayout, task_layout
 from ..tasks.names import TaskRef
@@ -82,20 +82,55 @@ def _common(ref: TaskRef, layout: TaskLayout, loss: str, used: list[int], states
     }
 
 
+def summarize(y: np.ndarray, design: str, st: Standardizer) -> dict:
+    """Raw and standardised statistics of one method's loss matrix ``y`` (I x J)."""
+    a = anova(y, design)
+    fields = _anova_fields(a)
+    std = {k: (st.mean(v) if k == "mean" else st.spread(v)) for k, v in fields.items()}
+    return {
+        **fields,
+        "standardized": std,
+        "standardization": {"scale": st.scale, "shift": st.shift},
+    }
+
+
+def compare(
+    ya: np.ndarray, yb: np.ndarray, design: str, st: Standardizer, bayes: bool = False
+) -> dict:
+    """Paired comparison of two loss matrices: A - B, its ANOVA and the design's test."""
+    d = anova(ya - yb, design)
+    test = compare_test(d)
+    mean_a, mean_b = float(ya.mean()), float(yb.mean())
+    fields = _anova_fields(d)
+    std = {k: st.spread(v) for k, v in fields.items()}
+    std.update(mean_a=st.mean(mean_a), mean_b=st.mean(mean_b))
+    out = {
+        "mean_a": mean_a,
+        "mean_b": mean_b,
+        "difference": d.mean,
+        **fields,
+        "standardized": std,
+        "test": test.test,
+        "statistic": test.statistic,
+        "df": list(test.df),
+        "p": test.p,
+        "p_text": test.p_text.removeprefix("= "),
+        "standardization": {"scale": st.scale, "shift": st.shift},
+    }
+    if bayes and design == "hierarchical":
+        out["posterior_opposite_sign"] = posterior_opposite_mass(d)
+    return out
+
+
 def task_summary(ws: Workspace, method: str, ref: TaskRef, loss: str = "S") -> dict:
     """Estimated expected loss of ``method`` on a task, with SE and variance components."""
     layout = layout_of(ws, ref)
     used, y, states = loss_matrix(ws, method, ref, layout, loss)
-    a = anova(y, layout.design)
     st = standardizer(loss, pooled_test_targets(ws, layout))
-    fields = _anova_fields(a)
-    std = {k: (st.mean(v) if k == "mean" else st.spread(v)) for k, v in fields.items()}
     return {
         "method": method,
         **_common(ref, layout, loss, used, states),
-        **fields,
-        "standardized": std,
-        "standardization": {"scale": st.scale, "shift": st.shift},
+        **summarize(y, layout.design, st),
     }
 
 
@@ -111,29 +146,10 @@ def task_comparison(
             f"{method_a} and {method_b} have results on different instances of "
             f"{ref.full_name} ({used_a} vs {used_b}); run the missing ones first"
         )
-    d = anova(ya - yb, layout.design)
-    test = compare_test(d)
     st = standardizer(loss, pooled_test_targets(ws, layout))
-    mean_a, mean_b = float(ya.mean()), float(yb.mean())
-    fields = _anova_fields(d)
-    std = {k: st.spread(v) for k, v in fields.items()}
-    std.update(mean_a=st.mean(mean_a), mean_b=st.mean(mean_b))
-    out = {
+    return {
         "method_a": method_a,
         "method_b": method_b,
         **_common(ref, layout, loss, used_a, st_a),
-        "mean_a": mean_a,
-        "mean_b": mean_b,
-        "difference": d.mean,
-        **fields,
-        "standardized": std,
-        "test": test.test,
-        "statistic": test.statistic,
-        "df": list(test.df),
-        "p": test.p,
-        "p_text": test.p_text.removeprefix("= "),
-        "standardization": {"scale": st.scale, "shift": st.shift},
+        **compare(ya, yb, layout.design, st, bayes),
     }
-    if bayes and layout.design == "hierarchical":
-        out["posterior_opposite_sign"] = posterior_opposite_mass(d)
-    return out

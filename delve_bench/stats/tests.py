@@ -51,6 +51,8 @@ def quasi_f(a: Anova) -> TestResult:
     ss = I * J * a.mean**2
     num = ss + a.ms_e
     F = num / den
+    if num <= 0:  # zero mean difference and no residual variation: no evidence at all
+        return TestResult("F", 0.0, (float("nan"), float("nan")), 1.0)
     nu1 = num**2 / (ss**2 + a.ms_e**2 / ((I - 1) * (J - 1)))
     nu2 = den**2 / (a.ms_a**2 / (I - 1) + a.ms_b**2 / (J - 1))
     p = float(betainc(nu2 / 2, nu1 / 2, nu2 / (nu2 + nu1 * F)))  # P(F_{nu1,nu2} > F)
