@@ -37,43 +37,69 @@ def cpu(f, repeat=1):
 
 
 def kin(n, i=0):
-    _, c, (xtr, ytr, xte, yte) = encode_instance(Workspace.from_env(), Job("x", TaskRef("kin-8nm", "dist", n), i))
+    _, c, (xtr, ytr, xte, yte) = encode_instance(
+        Workspace.from_env(), Job("x", TaskRef("kin-8nm", "dist", n), i)
+    )
     return c.inputs(xtr), c.target(ytr), c.inputs(xte), c.target(yte)
 
 
 def main() -> None:
     ctx = FitContext(np.random.default_rng(0), Budget("work"), ["real"] * 8)
     print("knn-cv-1 leave-one-out choice of k over k = 1..n-1 (kin-8nm instance 0)")
-    print(f"{'n':>6} {'delve-bench s':>14} {'sklearn GridSearchCV(LOO) s':>28} {'ratio':>7}  k_S (both)")
+    print(
+        f"{'n':>6} {'delve-bench s':>14} {'sklearn GridSearchCV(LOO) s':>28} {'ratio':>7}  k_S (both)"
+    )
     for n in (64, 128, 256, 1024):
         X, y, _, _ = kin(n)
         t_ours, _ = cpu(lambda X=X, y=y: loo_losses(X, y), repeat=3)
         m = KnnCv1()
         m.fit(X, y, ctx)
         if n <= 256:
-            gs = GridSearchCV(KNeighborsRegressor(), {"n_neighbors": list(range(1, n))}, cv=LeaveOneOut(),
-                              scoring="neg_mean_squared_error", n_jobs=1)
+            gs = GridSearchCV(
+                KNeighborsRegressor(),
+                {"n_neighbors": list(range(1, n))},
+                cv=LeaveOneOut(),
+                scoring="neg_mean_squared_error",
+                n_jobs=1,
+            )
             t_ref, _ = cpu(lambda gs=gs, X=X, y=y: gs.fit(X, y))
             k_ref = gs.best_params_["n_neighbors"]
-            print(f"{n:>6} {t_ours:>14.4f} {t_ref:>28.2f} {t_ref / t_ours:>7.0f}  {m.k_S} / {k_ref}")
+            print(
+                f"{n:>6} {t_ours:>14.4f} {t_ref:>28.2f} {t_ref / t_ours:>7.0f}  {m.k_S} / {k_ref}"
+            )
         else:
             print(f"{n:>6} {t_ours:>14.4f} {'(not run: ~1M fits)':>28} {'':>7}  {m.k_S}")
     print("\nlin-1 fit + predict (kin-8nm, n = 1024, 1024 test cases)")
     X, y, Xt, _ = kin(1024)
     t_ours, _ = cpu(lambda: (lambda m: (m.fit(X, y, ctx), m.predict(Xt)))(Lin1()), repeat=20)
     t_ref, _ = cpu(lambda: LinearRegression().fit(X, y).predict(Xt), repeat=20)
-    print(f"delve-bench {t_ours * 1e3:.2f} ms, sklearn LinearRegression {t_ref * 1e3:.2f} ms "
-          f"(no predictive variance), ratio {t_ref / t_ours:.2f}")
+    print(
+        f"delve-bench {t_ours * 1e3:.2f} ms, sklearn LinearRegression {t_ref * 1e3:.2f} ms "
+        f"(no predictive variance), ratio {t_ref / t_ours:.2f}"
+    )
     print("\nANOVA of an 8 x 512 loss matrix (hierarchical) and 8 x 250 (2-way)")
     rng = np.random.default_rng(0)
-    for shape, design, formula in (((8, 512), "hierarchical", "y ~ C(i)"), ((8, 250), "2-way", "y ~ C(i) + C(j)")):
+    for shape, design, formula in (
+        ((8, 512), "hierarchical", "y ~ C(i)"),
+        ((8, 250), "2-way", "y ~ C(i) + C(j)"),
+    ):
         y = rng.normal(size=shape)
-        df = pd.DataFrame({"y": y.ravel(), "i": np.repeat(np.arange(shape[0]), shape[1]),
-                           "j": np.tile(np.arange(shape[1]), shape[0])})
+        df = pd.DataFrame(
+            {
+                "y": y.ravel(),
+                "i": np.repeat(np.arange(shape[0]), shape[1]),
+                "j": np.tile(np.arange(shape[1]), shape[0]),
+            }
+        )
         t_ours, _ = cpu(lambda y=y, design=design: anova(y, design), repeat=50)
-        t_ref, _ = cpu(lambda df=df, formula=formula: sm.stats.anova_lm(smf.ols(formula, data=df).fit()), repeat=3)
-        print(f"{design:>13}: delve-bench {t_ours * 1e3:.3f} ms, statsmodels anova_lm {t_ref * 1e3:.1f} ms, "
-              f"ratio {t_ref / t_ours:.0f}")
+        t_ref, _ = cpu(
+            lambda df=df, formula=formula: sm.stats.anova_lm(smf.ols(formula, data=df).fit()),
+            repeat=3,
+        )
+        print(
+            f"{design:>13}: delve-bench {t_ours * 1e3:.3f} ms, statsmodels anova_lm {t_ref * 1e3:.1f} ms, "
+            f"ratio {t_ref / t_ours:.0f}"
+        )
 
 
 if __name__ == "__main__":

@@ -2,4 +2,5 @@
 
 from .cli import main
 
-main()
+if __name__ == "__main__":  # job processes re-import the main module: do not run it there
+    main()

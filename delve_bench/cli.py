@@ -180,14 +180,41 @@ def _parse_instances(spec: str | None) -> set[int] | None:
     help="Multiply the 1996 CPU budgets by this (default 0.05: a modern core is ~20x the thesis').",
 )
 @click.option(
-    "--jobs", "-j", type=int, default=1, show_default=True, help="Parallel worker processes."
+    "--jobs",
+    "-j",
+    type=click.IntRange(1),
+    default=1,
+    show_default=True,
+    help="Jobs at a time on this machine (one BLAS thread each).",
+)
+@click.option(
+    "--dask",
+    "dask_address",
+    metavar="ADDRESS|local[:N]",
+    help="Run on a Dask cluster: a scheduler address, or local[:N] to start a LocalCluster.",
+)
+@click.option(
+    "--hard-limit",
+    type=float,
+    metavar="SECONDS",
+    help="Kill any job after this many CPU seconds (default: 2 x its cpu budget + 60 s).",
 )
 @click.option("--force", is_flag=True, help="Redo instances that are already finished.")
 @click.option("--retry-failed", is_flag=True, help="Rerun instances recorded as failed.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
 @click.pass_context
 def run(
-    ctx: click.Context, args, instances, budget_mode, time_scale, jobs, force, retry_failed, quiet
+    ctx: click.Context,
+    args,
+    instances,
+    budget_mode,
+    time_scale,
+    jobs,
+    dask_address,
+    hard_limit,
+    force,
+    retry_failed,
+    quiet,
 ) -> None:
     """Run METHODs on every missing instance of TASKs; results go to results/."""
     from .errors import RunFailed
@@ -207,6 +234,8 @@ def run(
         jobs,
         force,
         progress=not quiet and sys.stderr.isatty(),
+        hard_limit=hard_limit,
+        dask=dask_address,
     )
     failed = [o for o in outcomes if o["status"] == "failed"]
     ran = sum(o["status"] == "ok" for o in outcomes)
@@ -311,6 +340,32 @@ def _shared_tasks(ws: Workspace, a: str, b: str):
     return sorted(refs)
 
 
+@cli.command()
+@click.argument("names", nargs=-1, metavar="[METHOD] [TASK]...")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per method and task.")
+@click.pass_context
+def status(ctx: click.Context, names, as_json) -> None:
+    """Done / failed / missing instances per method and task, with failure reasons."""
+    from .run.status import study_status
+
+    rows = study_status(_ws(ctx), list(names))
+    if as_json:
+        for r in rows:
+            click.echo(json.dumps(r, sort_keys=True))
+        return
+    if not rows:
+        click.echo("no results yet; start with `delve run METHOD TASK`")
+        return
+    click.echo(f"{'method':<16}{'task':<34}{'done':>5}{'failed':>7}{'corrupt':>8}{'missing':>8}")
+    for r in rows:
+        click.echo(
+            f"{r['method']:<16}{r['task']:<34}{len(r['done']):>5}{len(r['failed']):>7}"
+            f"{len(r['corrupt']):>8}{len(r['missing']):>8}"
+        )
+        for i, err in sorted(r["errors"].items()):
+            click.echo(f"    #{i}: {err}")
+
+
 DEMO_TASK = "hwang-g5/noisy/std.256"
 
 
@@ -318,26 +373,9 @@ DEMO_TASK = "hwang-g5/noisy/std.256"
 @click.pass_context
 def demo(ctx: click.Context) -> None:
     """Run lin-1 and knn-cv-1 on a generated task (works offline) and compare them."""
-    ctx.invoke(
-        run,
-        args=("lin-1", "knn-cv-1", DEMO_TASK),
-        budget_mode="work",
-        jobs=1,
-        force=False,
-        retry_failed=False,
-        quiet=False,
-        instances=None,
-        time_scale=None,
-    )
-    ctx.invoke(
-        compare,
-        method_a="knn-cv-1",
-        method_b="lin-1",
-        task_names=(DEMO_TASK,),
-        loss="S",
-        as_json=False,
-        bayes=True,
-    )
+    # ctx.invoke fills in every other option's default
+    ctx.invoke(run, args=("lin-1", "knn-cv-1", DEMO_TASK), budget_mode="work")
+    ctx.invoke(compare, method_a="knn-cv-1", method_b="lin-1", task_names=(DEMO_TASK,), bayes=True)
 
 
 def main() -> None:

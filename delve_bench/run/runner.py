@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import os
 import platform
 import sys
 import time
 import traceback
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,8 +36,8 @@ from ..tasks.spec import prototask_spec
 from ..workspace import Workspace
 from .store import InstanceLock, atomic_write, csv_bytes, instance_state, result_dir, sha256_bytes
 
-#: the runner records an instance as failed when its CPU time passes this multiple of
-#: the budget (plus a minute of slack for setup and prediction)
+#: a job is killed when its CPU time passes this multiple of its budget plus a minute of
+#: slack (setup and prediction), or when its wall time passes twice that plus 5 s
 HARD_LIMIT_FACTOR = 2.0
 
 
@@ -89,6 +88,43 @@ def plan_jobs(
                 else:
                     todo.append(job)
     return todo, other
+
+
+def hard_limits(
+    ws: Workspace, job: Job, mode: str, time_scale: float, override: float | None = None
+) -> tuple[float | None, float | None]:
+    """(CPU seconds, wall seconds) after which the job is killed; None means no limit.
+
+    ``override`` (``--hard-limit``) or the YAML's ``budget.hard_limit`` (seconds on this
+    machine) win; otherwise a cpu-mode budget B gives 2 B + 60 s.
+    """
+    spec = method_spec(ws, job.method)
+    cpu = override or spec.budget.get("hard_limit")
+    if cpu is None and mode == "cpu":
+        b = spec.make_budget(job.ref.size, mode, time_scale)
+        if b.cpu_seconds:
+            cpu = HARD_LIMIT_FACTOR * b.cpu_seconds + 60
+    return (None, None) if cpu is None else (float(cpu), 2 * float(cpu) + 5)
+
+
+def record_failure(ws: Workspace, job: Job, kind: str, reason: str, mode: str) -> None:
+    """Record a job that died without writing its own meta.json (killed, crashed)."""
+    d = result_dir(ws, job.method, job.ref, job.instance)
+    for name in ("losses.csv", "predictions.csv"):
+        (d / name).unlink(missing_ok=True)
+    meta = {
+        "method": job.method,
+        "task": job.ref.full_name,
+        "instance": job.instance,
+        "status": "failed",
+        "error": f"{kind}: {reason}",
+        "budget": {"mode": mode},
+        "package_version": __version__,
+        "host": platform.node(),
+        "end": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    }
+    atomic_write(d / "meta.json", (json.dumps(meta, indent=2, sort_keys=True) + "\n").encode())
+    (d / ".lock").unlink(missing_ok=True)
 
 
 def encode_instance(ws: Workspace, job: Job):
@@ -247,9 +283,6 @@ def _jsonable(x):
     return x
 
 
-_BLAS_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-
-
 def run_jobs(
     ws: Workspace,
     jobs: list[Job],
@@ -258,47 +291,40 @@ def run_jobs(
     n_jobs: int = 1,
     force: bool = False,
     progress: bool = True,
+    hard_limit: float | None = None,
+    dask: str | None = None,
 ) -> list[dict]:
-    """Execute ``jobs`` sequentially or on a local process pool; returns one outcome each."""
+    """Execute ``jobs``, each in its own killable child process: ``n_jobs`` at a time on
+    this machine, or on a Dask cluster (``dask`` = scheduler address or ``local[:N]``)."""
     from tqdm import tqdm
+
+    from .isolate import run_isolated
 
     bar = tqdm(
         total=len(jobs), disable=not progress, file=sys.stderr, unit="job", dynamic_ncols=True
     )
-    outcomes = []
+    outcomes: list[dict] = []
+    args = (mode, time_scale, force, hard_limit)
+
+    def done(job: Job, outcome: dict) -> None:
+        outcomes.append(outcome)
+        bar.set_postfix_str(job.label, refresh=False)
+        bar.update()
+
     try:
-        if n_jobs <= 1:
+        if dask:
+            from .dask import run_on_dask
+
+            run_on_dask(dask, str(ws.root), jobs, args, done)
+        elif n_jobs <= 1:
             for job in jobs:
                 bar.set_postfix_str(job.label, refresh=True)
-                outcomes.append(execute(str(ws.root), job, mode, time_scale, force))
-                bar.update()
+                done(job, run_isolated(str(ws.root), job, *args))
         else:
-            import multiprocessing as mp
-
-            saved = {v: os.environ.get(v) for v in _BLAS_VARS}
-            os.environ.update({v: "1" for v in _BLAS_VARS})  # one BLAS thread per worker
-            try:
-                with ProcessPoolExecutor(n_jobs, mp_context=mp.get_context("spawn")) as pool:
-                    futures = {
-                        pool.submit(execute, str(ws.root), j, mode, time_scale, force, 1): j
-                        for j in jobs
-                    }
-                    for f in as_completed(futures):
-                        job = futures[f]
-                        try:
-                            outcomes.append(f.result())
-                        except Exception as e:  # the worker process died
-                            outcomes.append(
-                                {"status": "failed", "error": f"worker died: {e}", "job": job}
-                            )
-                        bar.set_postfix_str(job.label, refresh=False)
-                        bar.update()
-            finally:
-                for v, old in saved.items():
-                    if old is None:
-                        os.environ.pop(v, None)
-                    else:
-                        os.environ[v] = old
+            with ThreadPoolExecutor(n_jobs) as pool:  # threads only wait on child processes
+                futures = {pool.submit(run_isolated, str(ws.root), j, *args): j for j in jobs}
+                for f in as_completed(futures):
+                    done(futures[f], f.result())
     finally:
         bar.close()
     return outcomes

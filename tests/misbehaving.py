@@ -1,0 +1,67 @@
+"""Methods that misbehave on purpose, for the runner's tests (importable via PYTHONPATH)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import numpy as np
+
+from delve_bench.methods.base import Method, Prediction
+
+
+class Spin(Method):
+    """Computes forever (a CPU-bound hang)."""
+
+    def fit(self, X, y, ctx):
+        x = 0.0
+        while True:
+            x += 1.0
+
+    def predict(self, X):
+        return Prediction(np.zeros(len(X)))
+
+
+class Sleep(Method):
+    """Waits forever without using CPU (a blocked hang)."""
+
+    def fit(self, X, y, ctx):
+        time.sleep(10_000)
+
+    def predict(self, X):
+        return Prediction(np.zeros(len(X)))
+
+
+class Segfault(Method):
+    """Kills its own process, as a crashing C extension would."""
+
+    def fit(self, X, y, ctx):
+        os.kill(os.getpid(), signal.SIGSEGV)
+
+    def predict(self, X):
+        return Prediction(np.zeros(len(X)))
+
+
+class NanPredictions(Method):
+    def fit(self, X, y, ctx):
+        pass
+
+    def predict(self, X):
+        return Prediction(np.full(len(X), np.nan))
+
+
+class Slow(Method):
+    """Predicts the training mean after using ``seconds`` of CPU: a job worth killing -9."""
+
+    def __init__(self, seconds: float = 0.5):
+        self.seconds = seconds
+
+    def fit(self, X, y, ctx):
+        t = time.process_time()
+        while time.process_time() - t < self.seconds:
+            pass
+        self.m = float(np.mean(y))
+
+    def predict(self, X):
+        return Prediction(np.full(len(X), self.m))
