@@ -298,7 +298,7 @@ def run_jobs(
     this machine, or on a Dask cluster (``dask`` = scheduler address or ``local[:N]``)."""
     from tqdm import tqdm
 
-    from .isolate import run_isolated
+    from .isolate import run_isolated, shutdown_workers
 
     bar = tqdm(
         total=len(jobs), disable=not progress, file=sys.stderr, unit="job", dynamic_ncols=True
@@ -321,10 +321,11 @@ def run_jobs(
                 bar.set_postfix_str(job.label, refresh=True)
                 done(job, run_isolated(str(ws.root), job, *args))
         else:
-            with ThreadPoolExecutor(n_jobs) as pool:  # threads only wait on child processes
+            with ThreadPoolExecutor(n_jobs) as pool:  # threads only wait on worker processes
                 futures = {pool.submit(run_isolated, str(ws.root), j, *args): j for j in jobs}
                 for f in as_completed(futures):
                     done(futures[f], f.result())
     finally:
+        shutdown_workers()
         bar.close()
     return outcomes
