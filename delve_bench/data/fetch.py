@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..errors import DelveError
 from ..workspace import cache_dir
-from .load import sha256
+from .load import decompress, sha256
 from .spec import DatasetSpec
 
 Opener = Callable[[str], bytes]
@@ -62,7 +62,7 @@ def fetch(spec: DatasetSpec, opener: Opener | None = None, dest: Path | None = N
             errors.append(f"{url}: {e}")
             continue
         raw = _extract(payload, src.get("member") if isinstance(src, dict) else None)
-        content = read_bytes_from(raw)
+        content = decompress(raw, url)
         digest = sha256(content)
         if spec.sha256 and digest != spec.sha256:
             raise DelveError(
@@ -78,13 +78,3 @@ def fetch(spec: DatasetSpec, opener: Opener | None = None, dest: Path | None = N
         os.replace(tmp, target)
         return target
     raise DelveError(f"could not fetch {spec.name}: " + "; ".join(errors))
-
-
-def read_bytes_from(raw: bytes) -> bytes:
-    """Uncompressed content of downloaded bytes (gzip or plain)."""
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            return gzip.decompress(raw)
-        except (OSError, EOFError) as e:
-            raise DelveError(f"downloaded data is corrupt gzip ({e})") from None
-    return raw

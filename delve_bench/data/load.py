@@ -61,15 +61,19 @@ def is_present(spec: DatasetSpec) -> bool:
     return spec.generated or find_file(spec) is not None
 
 
-def read_bytes(path: Path) -> bytes:
-    """The uncompressed content of a (possibly gzip-compressed) data file."""
-    raw = path.read_bytes()
+def decompress(raw: bytes, where: str) -> bytes:
+    """``raw`` itself, or its gzip-decompressed content; ``where`` names it in errors."""
     if raw[:2] == b"\x1f\x8b":
         try:
             return gzip.decompress(raw)
         except (OSError, EOFError) as e:
-            raise DelveError(f"{path}: corrupt gzip data ({e})") from None
+            raise DelveError(f"{where}: corrupt gzip data ({e})") from None
     return raw
+
+
+def read_bytes(path: Path) -> bytes:
+    """The uncompressed content of a (possibly gzip-compressed) data file."""
+    return decompress(path.read_bytes(), str(path))
 
 
 def sha256(content: bytes) -> str:
