@@ -157,3 +157,27 @@ def test_knn_loo_over_all_k_at_n_1024_is_fast():
     t = time.perf_counter()
     loo_losses(X, y)
     assert time.perf_counter() - t < 1.5  # typically ~0.3 s on 2 cores
+
+
+def test_methods_come_from_yaml_and_entry_points(ws, monkeypatch):
+    from importlib import metadata
+
+    from delve_bench.methods import registry
+
+    class EP:
+        name, value = "lin-ep-1", "delve_bench.methods.lin:Lin1"
+
+    real = metadata.entry_points
+    monkeypatch.setattr(
+        metadata,
+        "entry_points",
+        lambda **kw: [EP()] if kw.get("group") == "delve_bench.methods" else real(**kw),
+    )
+    names = registry.method_names(ws)
+    assert {"lin-1", "knn-cv-1", "lin-ep-1"} <= set(names)
+    assert isinstance(registry.method_spec(ws, "lin-ep-1").instantiate(), Lin1)
+    spec = registry.method_spec(ws, "lin-1")
+    assert (
+        spec.make_budget(256, "work").work is None
+        and spec.make_budget(256, "cpu").cpu_seconds is None
+    )

@@ -122,3 +122,17 @@ def test_bad_task_names_give_one_line_errors(ws, name, needle):
     with pytest.raises(DelveError, match=needle) as e:
         resolve_tasks(ws, [name])
     assert "\n" not in str(e.value)
+
+
+def test_a_task_with_no_instances_is_a_clear_error(tmp_path):
+    from delve_bench.workspace import Workspace
+
+    (tmp_path / "tasks" / "boston").mkdir(parents=True)
+    (tmp_path / "tasks" / "boston" / "big.yaml").write_text(
+        "inputs: 1-13\ntargets: [14]\norder: retain\ntest-set-size: 250\ntraining-set-sizes: [32, 300]\n"
+        "maximum-number-of-instances: 8\ntest-set-selection: common\n"
+    )
+    w = Workspace(tmp_path)
+    with pytest.raises(DelveError, match="std.300 has no instances"):
+        task_layout(w, prototask_spec(w, "boston", "big"), 300)
+    assert len(task_layout(w, prototask_spec(w, "boston", "big"), 32).instances) == 8
