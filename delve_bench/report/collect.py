@@ -133,7 +133,7 @@ class MethodCell:
             if idx and not (label == "not run" and len(idx) == self.task_instances):
                 parts.append(f"{label}: {' '.join(map(str, idx))}")
         if self.status == "not run":
-            parts.insert(0, "not run")
+            parts.insert(0, "no finished instance" if parts else "not run")
         elif self.status == "no loss":
             parts = [f"gives no {loss} loss"]
         elif self.status == "too few":
