@@ -132,14 +132,40 @@ def _draw_box(ax, t: TaskReport, methods, col, scale, lo, hi, clip, loss) -> Non
     for i, m in enumerate(methods):
         c = t.cells[m]
         if not c.has_value:
-            ax.text(i, 0.06, "∅", transform=below, ha="center", va="center", fontsize=11,
-                    color=col[m], gid=f"empty-{t.ref.size}-{m}")  # fmt: skip
+            ax.text(
+                i,
+                0.06,
+                "∅",
+                transform=below,
+                ha="center",
+                va="center",
+                fontsize=11,
+                color=col[m],
+                gid=f"empty-{t.ref.size}-{m}",
+            )
             bar_top = None
         elif c.mean > clip:
-            ax.text(i, 0.985, "↑", transform=below, ha="center", va="top", fontsize=12,
-                    color=col[m], gid=f"off-{t.ref.size}-{m}")  # fmt: skip
-            ax.text(i, 0.90, f"{c.mean:.3g}", transform=below, ha="center", va="top",
-                    fontsize=6, color=col[m])  # fmt: skip
+            ax.text(
+                i,
+                0.985,
+                "↑",
+                transform=below,
+                ha="center",
+                va="top",
+                fontsize=12,
+                color=col[m],
+                gid=f"off-{t.ref.size}-{m}",
+            )
+            ax.text(
+                i,
+                0.90,
+                f"{c.mean:.3g}",
+                transform=below,
+                ha="center",
+                va="top",
+                fontsize=6,
+                color=col[m],
+            )
             bar_top = None
         else:
             down = c.mean - c.se if scale == "linear" or c.mean - c.se > 0 else lo
@@ -150,8 +176,9 @@ def _draw_box(ax, t: TaskReport, methods, col, scale, lo, hi, clip, loss) -> Non
             kw = dict(ha="center", va="bottom", color=WARN, fontweight="bold", fontsize=9)
             gid = f"partial-{t.ref.size}-{m}"
             if bar_top is not None and bar_top < hi:
-                ax.annotate("!", (i, bar_top), xytext=(0, 1.5), textcoords="offset points",
-                            gid=gid, **kw)  # fmt: skip
+                ax.annotate(
+                    "!", (i, bar_top), xytext=(0, 1.5), textcoords="offset points", gid=gid, **kw
+                )
             else:
                 ax.text(i + 0.32, 0.1, "!", transform=below, gid=gid, **kw)
     ax.set_xlim(-0.6, len(methods) - 0.4)
@@ -176,9 +203,16 @@ def _draw_matrix(mx, t: TaskReport, methods, col, labels: bool) -> None:
                 continue
             p = t.pair(r, c)
             if p is not None and p.digit is not None and p.winner == c:
-                mx.text(ci, ri, str(p.digit), ha="center", va="center", fontsize=8,
-                        style="italic" if p.bounded else "normal",
-                        gid=f"p-{t.ref.size}-{ri}-{ci}")  # fmt: skip
+                mx.text(
+                    ci,
+                    ri,
+                    str(p.digit),
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    style="italic" if p.bounded else "normal",
+                    gid=f"p-{t.ref.size}-{ri}-{ci}",
+                )
             else:
                 dots.append((ci, ri))
     if dots:
@@ -204,8 +238,9 @@ def draw(r: PrototaskReport) -> Figure:
     scale, lo, hi, clip = y_axis(points)
 
     fig = Figure(figsize=(width, height))
-    fig.text(0.12 / width, 1 - 0.12 / height, title, ha="left", va="top", fontsize=10,
-             fontweight="bold")  # fmt: skip
+    fig.text(
+        0.12 / width, 1 - 0.12 / height, title, ha="left", va="top", fontsize=10, fontweight="bold"
+    )
     first = None
     for k, t in enumerate(r.tasks):
         x0 = left + k * (box_w + gap)
@@ -224,8 +259,15 @@ def draw(r: PrototaskReport) -> Figure:
         mx = fig.add_axes((x0 / width, foot / height, box_w / width, mat_h / height))
         _draw_matrix(mx, t, methods, col, labels=k == 0)
     for i, (line, warn) in enumerate(notes):
-        fig.text(0.12 / width, (foot - 0.12 - 0.14 * i) / height, line, ha="left", va="top",
-                 fontsize=6.5, color=WARN if warn else "#333333")  # fmt: skip
+        fig.text(
+            0.12 / width,
+            (foot - 0.12 - 0.14 * i) / height,
+            line,
+            ha="left",
+            va="top",
+            fontsize=6.5,
+            color=WARN if warn else "#333333",
+        )
     return fig
 
 

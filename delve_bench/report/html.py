@@ -114,26 +114,33 @@ def render_index(
         out += [f"<li>{e(w)}</li>" for w in warnings]
         out.append("</ul>")
     for s in summaries:
-        out.append(f'<h2 id="summary-{s.overview.loss}">Summary across prototasks, '
-                   f"{e(LOSS_NAMES[s.overview.loss].lower())} ({s.overview.loss})</h2>")  # fmt: skip
+        out.append(
+            f'<h2 id="summary-{s.overview.loss}">Summary across prototasks, '
+            f"{e(LOSS_NAMES[s.overview.loss].lower())} ({s.overview.loss})</h2>"
+        )
         for table, paths in s.tables:
             out.append(to_html(table) + _links(paths))
     for s in sections:
         r = s.report
-        out.append(f'<h3 id="{e(r.stem)}">{e(r.name)}: {e(LOSS_NAMES[r.loss].lower())} '
-                   f"({r.loss})</h3>")  # fmt: skip
+        out.append(
+            f'<h3 id="{e(r.stem)}">{e(r.name)}: {e(LOSS_NAMES[r.loss].lower())} ({r.loss})</h3>'
+        )
         png = [p for p in s.plots if p.endswith(".png")]
         svg = [p for p in s.plots if p.endswith(".svg")]
         if png:
             target = svg[0] if svg else png[0]
-            out.append(f'<a href="{e(target)}"><img src="{e(png[0])}" '
-                       f'alt="DELVE diagram of {e(r.name)}, loss {r.loss}"></a>')  # fmt: skip
+            out.append(
+                f'<a href="{e(target)}"><img src="{e(png[0])}" '
+                f'alt="DELVE diagram of {e(r.name)}, loss {r.loss}"></a>'
+            )
         out.append(_links(s.tables + s.plots))
         out.append(to_html(s.table))
     if other_files:
         out.append("<h2>Other files</h2>")
-        out.append("<p>Tables and diagrams in the output directory from other runs of "
-                   "<code>delve report</code> (other losses or selections):</p><ul>")  # fmt: skip
+        out.append(
+            "<p>Tables and diagrams in the output directory from other runs of "
+            "<code>delve report</code> (other losses or selections):</p><ul>"
+        )
         out += [f'<li><a href="{e(p)}">{e(p)}</a></li>' for p in other_files]
         out.append("</ul>")
     out += ["</body>", "</html>"]
