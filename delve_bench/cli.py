@@ -366,6 +366,39 @@ def status(ctx: click.Context, names, as_json) -> None:
             click.echo(f"    #{i}: {err}")
 
 
+@cli.command()
+@click.argument("prototasks", nargs=-1, metavar="[PROTOTASK]...")
+@click.option("--methods", "methods_", help="Comma-separated methods (default: all with results).")
+@click.option(
+    "-l",
+    "--loss",
+    type=LOSS,
+    multiple=True,
+    help="Loss to report; repeat for several.  [default: S]",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    help="Output directory for tables/, plots/ and index.html (default: results/).",
+)
+@click.option("--plot", is_flag=True, help="Also draw the DELVE diagrams (PNG and SVG).")
+@click.pass_context
+def report(ctx: click.Context, prototasks, methods_, loss, out, plot) -> None:
+    """Tables (md, csv, tex), DELVE diagrams and an HTML index from the stored results."""
+    from pathlib import Path
+
+    from .report import write_report
+
+    ws = _ws(ctx)
+    methods_list = [m.strip() for m in methods_.split(",") if m.strip()] if methods_ else None
+    res = write_report(
+        ws, list(prototasks), methods_list, loss or ("S",), Path(out) if out else None, plot
+    )
+    for w in res.warnings:
+        click.echo(f"warning: {w}", err=True)
+    click.echo(f"{len(res.tables)} tables, {len(res.plots)} plots; open {res.out / res.index}")
+
+
 DEMO_TASK = "hwang-g5/noisy/std.256"
 
 

@@ -1,5 +1,7 @@
-"""Human-readable output: DELVE's mstats text layout (tables and diagrams come later)."""
+"""Human-readable output: DELVE's mstats text layout, result tables (md/csv/tex), DELVE
+diagrams and the HTML index (``delve report``)."""
 
+from .build import ReportFiles, write_report
 from .mstats import format_comparison, format_summary
 
-__all__ = ["format_comparison", "format_summary"]
+__all__ = ["ReportFiles", "format_comparison", "format_summary", "write_report"]

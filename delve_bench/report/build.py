@@ -1,0 +1,120 @@
+"""``delve report``: write every table, optionally every diagram, and the HTML index.
+
+Output (under ``out``, default the workspace's ``results/``; DESIGN.md §8):
+
+* ``tables/<dataset>-<prototask>-<loss>.{md,csv,tex}``: per task and method;
+* ``tables/{summary,ranks,wins}-<loss>.{md,csv,tex}``: across the reported prototasks;
+* ``plots/<dataset>-<prototask>-<loss>.{png,svg}`` with ``plot``: the DELVE diagrams;
+* ``index.html`` linking them all.
+
+Every file is a deterministic function of the result files (no dates, no absolute
+paths), so a rerun gives byte-identical tables, SVGs and index.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import DelveError
+from ..tasks.names import resolve_tasks
+from ..workspace import Workspace
+from . import tables as tb
+from .collect import PrototaskReport, collect, result_tasks, select_methods
+from .html import LossSummary, Section, render_index
+from .output import write_file
+from .overview import overview
+
+
+@dataclass
+class ReportFiles:
+    """What ``write_report`` wrote (paths relative to ``out``) and what it warns about."""
+
+    out: Path
+    tables: list[str] = field(default_factory=list)
+    plots: list[str] = field(default_factory=list)
+    index: str = "index.html"
+    warnings: list[str] = field(default_factory=list)
+    reports: dict[str, list[PrototaskReport]] = field(default_factory=dict)
+
+
+def _write_table(out: Path, stem: str, table: tb.Table, records) -> list[str]:
+    files = {
+        f"tables/{stem}.md": tb.to_markdown(table).encode(),
+        f"tables/{stem}.csv": tb.to_csv(*records),
+        f"tables/{stem}.tex": tb.to_latex(table).encode(),
+    }
+    for rel, data in files.items():
+        write_file(out / rel, data)
+    return list(files)
+
+
+def _partial_warnings(r: PrototaskReport) -> list[str]:
+    return [
+        f"{t.ref.full_name}: {c.method} has {len(c.used)} of {c.task_instances} instances "
+        f"({c.note(r.loss)})"
+        for t, c in r.partial_cells()
+    ]
+
+
+def write_report(
+    ws: Workspace,
+    names: list[str] | None = None,
+    methods: list[str] | None = None,
+    losses: tuple[str, ...] = ("S",),
+    out: Path | None = None,
+    plot: bool = False,
+) -> ReportFiles:
+    """Write the report of ``methods`` (default: all with results) on the prototasks or
+    tasks ``names`` (default: every task with results) for each loss."""
+    methods = select_methods(ws, methods)
+    refs = resolve_tasks(ws, names) if names else None
+    out = Path(out) if out is not None else ws.results
+    res = ReportFiles(out)
+    if refs is not None:
+        have = set(result_tasks(ws, methods))
+        res.warnings += [
+            f"{r.full_name}: no results of {', '.join(methods)}" for r in refs if r not in have
+        ]
+    summaries, sections = [], []
+    for loss in dict.fromkeys(losses):
+        reports = collect(ws, refs, methods, loss, res.warnings)
+        if not reports:
+            raise DelveError(
+                f"no results of {', '.join(methods)} on "
+                f"{' '.join(names) if names else 'any task'}; nothing to report"
+            )
+        res.reports[loss] = reports
+        for r in reports:
+            table = tb.prototask_table(r)
+            written = _write_table(out, r.stem, table, tb.prototask_records(r))
+            drawn = []
+            if plot:
+                from .diagram import write_diagram
+
+                drawn = [str(p.relative_to(out)) for p in write_diagram(r, out / "plots")]
+            res.tables += written
+            res.plots += drawn
+            sections.append(Section(r, table, written, drawn))
+            res.warnings += _partial_warnings(r)
+        ov = overview(reports, methods, loss)
+        parts = []
+        for kind, table, records in (
+            ("ranks", tb.ranks_table(ov), tb.ranks_records(ov)),
+            ("wins", tb.wins_table(ov), tb.wins_records(ov)),
+            ("summary", tb.summary_table(ov), tb.summary_records(ov)),
+        ):
+            written = _write_table(out, f"{kind}-{loss}", table, records)
+            res.tables += written
+            parts.append((table, written))
+        summaries.append(LossSummary(ov, parts))
+    mine = set(res.tables) | set(res.plots)
+    others = sorted(
+        str(p.relative_to(out))
+        for sub in ("tables", "plots")
+        for p in (out / sub).glob("*")
+        if p.is_file() and not p.name.startswith(".") and str(p.relative_to(out)) not in mine
+    )
+    page = render_index(summaries, sections, res.warnings, others)
+    write_file(out / res.index, page.encode())
+    return res

@@ -1,0 +1,334 @@
+"""Gather what a report shows: per task, each method's standardised expected loss and
+each pair's paired test, read once from the result store.
+
+The numbers come from the harness' own statistics (:func:`delve_bench.stats.summary.summarize`
+and :func:`~delve_bench.stats.summary.compare`, the functions behind ``delve stats`` and
+``delve compare``), applied to the loss matrices read by :mod:`delve_bench.run.store`.
+Nothing is dropped silently: instances that are missing, failed, corrupt or lack the loss
+are kept in :class:`MethodCell` and shown by every output.
+
+Partial results (a reading the spec leaves open): a method's expected loss uses all its
+complete instances (at least 2, as ``delve stats`` needs); a pair is compared on the
+instances both have, so ``delve compare`` gives the same numbers once the same instances
+exist for both.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import DelveError, suggest
+from ..losses import standardizer
+from ..run.store import read_task_results
+from ..stats.summary import compare, layout_of, pooled_test_targets, summarize
+from ..tasks.names import TaskRef
+from ..workspace import Workspace
+
+# The thesis' display order (spec/evaluation.md §8.4); other methods follow alphabetically.
+THESIS_ORDER = (
+    "lin-1",
+    "knn-cv-1",
+    "mars3.6-bag-1",
+    "mlp-ese-1",
+    "gp-map-1",
+    "gp-mc-1",
+    "mlp-mc-1",
+)
+SIGNIFICANCE = 0.05
+REPORT_DIRS = ("tables", "plots")  # generated output inside results/, never a method
+
+
+def method_order(methods: Iterable[str]) -> list[str]:
+    """Methods in display order: the thesis' seven first, then the others alphabetically."""
+    ms = set(methods)
+    return [m for m in THESIS_ORDER if m in ms] + sorted(ms - set(THESIS_ORDER))
+
+
+def result_methods(ws: Workspace) -> list[str]:
+    """Methods with at least one task directory under results/ (display order)."""
+    if not ws.results.is_dir():
+        return []
+    found = [
+        d.name
+        for d in ws.results.iterdir()
+        if d.is_dir() and d.name not in REPORT_DIRS and any(d.glob("*/*/std.*"))
+    ]
+    return method_order(found)
+
+
+def result_tasks(ws: Workspace, methods: Iterable[str]) -> list[TaskRef]:
+    """Tasks (well-formed ``std.<n>`` directories) holding any result of ``methods``."""
+    refs = set()
+    for m in methods:
+        for d in (ws.results / m).glob("*/*/std.*"):
+            size = d.name.split(".", 1)[1]
+            if d.is_dir() and size.isdigit() and any(d.iterdir()):
+                refs.add(TaskRef(d.parts[-3], d.parts[-2], int(size)))
+    return sorted(refs)
+
+
+def p_digit(p: float | None, bounded: bool = False) -> int | None:
+    """The one-digit p-value of the DELVE diagram (spec/evaluation.md §8.4).
+
+    p in percent rounded *up* (p <= 1 % gives 1, 8 % < p <= 9 % gives 9); None (blank) above
+    9 % or when p is undefined. A p that the design only reports as ``p < 0.05`` (quasi-F
+    with fewer than 4 instances) is shown as 5, the spec's inferred reading (§13.5)."""
+    if bounded:
+        return 5
+    if p is None or not math.isfinite(p):
+        return None
+    digit = max(1, math.ceil(round(100.0 * p, 9)))
+    return digit if digit <= 9 else None
+
+
+@dataclass(frozen=True)
+class MethodCell:
+    """One method on one task: its statistics (``summary``) or why there are none.
+
+    ``status``: ``ok`` (every instance), ``partial`` (fewer instances than the task),
+    ``not run`` (no complete instance), ``too few`` (one instance: no ANOVA), ``no loss``
+    (finished, but the method gives no such loss, e.g. no predictive density for L)."""
+
+    method: str
+    status: str
+    task_instances: int
+    used: tuple[int, ...] = ()
+    missing: tuple[int, ...] = ()
+    failed: tuple[int, ...] = ()
+    corrupt: tuple[int, ...] = ()
+    no_loss: tuple[int, ...] = ()
+    summary: dict | None = None
+    y: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def has_value(self) -> bool:
+        return self.summary is not None
+
+    @property
+    def mean(self) -> float | None:
+        return self.summary["standardized"]["mean"] if self.summary else None
+
+    @property
+    def se(self) -> float | None:
+        return self.summary["standardized"]["se"] if self.summary else None
+
+    @property
+    def absent(self) -> tuple[int, ...]:
+        """Instances of the task that this cell's statistics do not use."""
+        return tuple(sorted(self.missing + self.failed + self.corrupt + self.no_loss))
+
+    def note(self, loss: str) -> str:
+        """What is missing and why, in words ('' when every instance is used)."""
+        parts = []
+        for label, idx in (
+            ("not run", self.missing),
+            ("failed", self.failed),
+            ("corrupt", self.corrupt),
+            (f"no {loss} loss", self.no_loss),
+        ):
+            if idx and not (label == "not run" and len(idx) == self.task_instances):
+                parts.append(f"{label}: {' '.join(map(str, idx))}")
+        if self.status == "not run":
+            parts.insert(0, "no finished instance" if parts else "not run")
+        elif self.status == "no loss":
+            parts = [f"gives no {loss} loss"]
+        elif self.status == "too few":
+            parts.insert(0, f"only {len(self.used)} instance (need 2)")
+        return "; ".join(parts)
+
+
+@dataclass(frozen=True)
+class PairCell:
+    """The paired test of methods ``a`` and ``b`` (a before b in display order) on the
+    instances both have: ``comparison`` is :func:`compare`'s dict for A - B, or None."""
+
+    a: str
+    b: str
+    instances: tuple[int, ...]
+    comparison: dict | None
+
+    @property
+    def p(self) -> float | None:
+        return self.comparison["p"] if self.comparison else None
+
+    @property
+    def p_text(self) -> str:
+        return self.comparison["p_text"] if self.comparison else ""
+
+    @property
+    def bounded(self) -> bool:
+        return self.p_text.startswith("<")
+
+    @property
+    def winner(self) -> str | None:
+        """The method with the lower expected loss on the shared instances."""
+        if not self.comparison or self.comparison["difference"] == 0:
+            return None
+        return self.a if self.comparison["difference"] < 0 else self.b
+
+    @property
+    def loser(self) -> str | None:
+        w = self.winner
+        return None if w is None else (self.b if w == self.a else self.a)
+
+    @property
+    def significant(self) -> bool:
+        return self.winner is not None and self.p is not None and self.p < SIGNIFICANCE
+
+    @property
+    def digit(self) -> int | None:
+        return p_digit(self.p, self.bounded) if self.winner else None
+
+
+@dataclass(frozen=True)
+class TaskReport:
+    """One task: its layout facts, a cell per method, a paired test per pair."""
+
+    ref: TaskRef
+    design: str
+    task_instances: int
+    test_size: int
+    cells: dict[str, MethodCell]
+    pairs: dict[tuple[str, str], PairCell]
+
+    def pair(self, m1: str, m2: str) -> PairCell | None:
+        return self.pairs.get((m1, m2)) or self.pairs.get((m2, m1))
+
+    def ranks_among(self, methods: Iterable[str] | None = None) -> dict[str, float]:
+        """Rank of each of ``methods`` (default: all) that has a value here; 1 = lowest
+        standardised loss, ties share the mean rank."""
+        from scipy.stats import rankdata  # lazy: scipy.stats is slow to import
+
+        names = self.cells if methods is None else methods
+        have = [m for m in names if self.cells[m].has_value]
+        r = rankdata([self.cells[m].mean for m in have]) if have else []
+        return {m: float(x) for m, x in zip(have, r, strict=True)}
+
+
+@dataclass(frozen=True)
+class PrototaskReport:
+    """Every reported task of one prototask, for one loss, for the methods in order."""
+
+    dataset: str
+    prototask: str
+    loss: str
+    methods: tuple[str, ...]
+    tasks: tuple[TaskReport, ...]
+
+    @property
+    def name(self) -> str:
+        return f"{self.dataset}/{self.prototask}"
+
+    @property
+    def stem(self) -> str:
+        """File name stem: ``<dataset>-<prototask>-<loss>``."""
+        return f"{self.dataset}-{self.prototask}-{self.loss}"
+
+    @property
+    def design(self) -> str:
+        return self.tasks[0].design
+
+    def partial_cells(self) -> list[tuple[TaskReport, MethodCell]]:
+        """Cells whose statistics use fewer instances than the task has (warnings)."""
+        return [
+            (t, c)
+            for t in self.tasks
+            for c in t.cells.values()
+            if c.absent and c.status not in ("not run", "no loss")
+        ]
+
+
+def method_cell(ws: Workspace, method: str, ref: TaskRef, layout, loss: str, st) -> MethodCell:
+    """Read one method's instances of a task and summarise those that have ``loss``."""
+    results, states = read_task_results(ws, method, ref, layout)
+    common = dict(
+        method=method,
+        task_instances=len(layout.instances),
+        missing=tuple(states["missing"]),
+        failed=tuple(states["failed"]),
+        corrupt=tuple(states["corrupt"]),
+    )
+    with_loss = [r for r in results if r.losses[loss] is not None]
+    no_loss = tuple(r.instance for r in results if r.losses[loss] is None)
+    if not results:
+        return MethodCell(status="not run", **common)
+    if not with_loss:
+        return MethodCell(status="no loss", no_loss=no_loss, **common)
+    used = tuple(r.instance for r in with_loss)
+    if len(with_loss) < 2:
+        return MethodCell(status="too few", used=used, no_loss=no_loss, **common)
+    y = np.vstack([r.losses[loss] for r in with_loss])
+    summary = summarize(y, layout.design, st)
+    status = "ok" if len(used) == len(layout.instances) else "partial"
+    return MethodCell(status=status, used=used, no_loss=no_loss, summary=summary, y=y, **common)
+
+
+def pair_cell(a: MethodCell, b: MethodCell, design: str, st) -> PairCell:
+    """The design's paired test of A - B on the instances both have (None if < 2)."""
+    shared = tuple(sorted(set(a.used) & set(b.used)))
+    if a.y is None or b.y is None or len(shared) < 2:
+        return PairCell(a.method, b.method, shared, None)
+    ya = a.y[[a.used.index(i) for i in shared]]
+    yb = b.y[[b.used.index(i) for i in shared]]
+    return PairCell(a.method, b.method, shared, compare(ya, yb, design, st))
+
+
+def task_report(ws: Workspace, ref: TaskRef, methods: list[str], loss: str) -> TaskReport:
+    layout = layout_of(ws, ref)
+    st = standardizer(loss, pooled_test_targets(ws, layout))
+    cells = {m: method_cell(ws, m, ref, layout, loss, st) for m in methods}
+    pairs = {
+        (a, b): pair_cell(cells[a], cells[b], layout.design, st)
+        for i, a in enumerate(methods)
+        for b in methods[i + 1 :]
+    }
+    return TaskReport(ref, layout.design, len(layout.instances), layout.test_size, cells, pairs)
+
+
+def select_methods(ws: Workspace, requested: list[str] | None) -> list[str]:
+    """The methods to report, in display order: the requested ones (each must be a known
+    method or have results), else every method with results."""
+    available = result_methods(ws)
+    if not requested:
+        if not available:
+            raise DelveError("no results to report; run some first, e.g. `delve run lin-1 kin-8nm`")
+        return available
+    from ..methods.registry import method_names
+
+    known = set(method_names(ws)) | set(available)
+    for m in requested:
+        if m not in known:
+            raise DelveError(f"unknown method {m!r}{suggest(m, known)}; `delve methods` lists them")
+    return method_order(requested)
+
+
+def collect(
+    ws: Workspace,
+    refs: list[TaskRef] | None,
+    methods: list[str],
+    loss: str,
+    warnings: list[str] | None = None,
+) -> list[PrototaskReport]:
+    """Reports per prototask for ``loss``. ``refs`` None: every task with results of
+    ``methods``; otherwise the given tasks that hold any result of them (a task with no
+    result at all has nothing to show; the caller lists it). Result directories that name
+    no valid task (e.g. a prototask spec since removed) are skipped with a warning."""
+    have = set(result_tasks(ws, methods))
+    chosen = sorted(have if refs is None else set(refs) & have)
+    by_proto: dict[tuple[str, str], list[TaskReport]] = {}
+    for ref in chosen:
+        try:
+            t = task_report(ws, ref, methods, loss)
+        except DelveError as e:
+            if warnings is not None:
+                warnings.append(f"{ref.full_name}: skipped ({e})")
+            continue
+        by_proto.setdefault((ref.dataset, ref.prototask), []).append(t)
+    return [
+        PrototaskReport(ds, pt, loss, tuple(methods), tuple(ts))
+        for (ds, pt), ts in sorted(by_proto.items())
+    ]

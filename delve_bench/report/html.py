@@ -1,0 +1,147 @@
+"""``results/index.html``: one offline page linking every table and diagram.
+
+Self-contained (inline CSS, relative links, no scripts, fonts or other network assets)
+and free of dates and absolute paths, so it regenerates byte-identically. It starts with
+a short legend on how to read DELVE diagrams (spec/evaluation.md §8.4), then the
+cross-prototask summary per loss, then one section per prototask and loss.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+
+from ..losses import LOSS_NAMES
+from .collect import PrototaskReport
+from .overview import Overview
+from .tables import Table, to_html
+
+CSS = """
+body { font-family: sans-serif; max-width: 80em; margin: 1em auto; padding: 0 1em; color: #222; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.25em; border-bottom: 1px solid #ccc; }
+h3 { font-size: 1.1em; margin-top: 2em; }
+table { border-collapse: collapse; margin: 0.5em 0; font-size: 0.85em; }
+caption { text-align: left; font-weight: bold; padding: 0.3em 0; }
+th, td { border: 1px solid #ddd; padding: 0.15em 0.5em; }
+th { background: #f2f2f2; } td.num { text-align: right; white-space: nowrap; }
+tr.group td { border-top: 2px solid #888; }
+p.note { font-size: 0.8em; color: #555; margin: 0.2em 0; }
+.files a { margin-right: 0.8em; } .warn { color: #b00000; }
+img { max-width: 100%; border: 1px solid #eee; }
+""".strip()
+
+LEGEND = [
+    "Each box is one task (training-set size, printed above the box). Inside it every method "
+    "has a mark in the same place and colour in every diagram: a short horizontal line at "
+    "its standardised expected loss, crossed by a vertical bar of plus and minus one "
+    "standard error.",
+    "Standardised losses read the same on every task: squared error (S) divided by the "
+    "variance of the test targets, so predicting their mean scores about 1; absolute error "
+    "(A) divided by their mean absolute deviation from the median; for the negative log "
+    "density (L) the loss of a Gaussian with the test targets' mean and variance is "
+    "subtracted, so better methods are below 0.",
+    "Under each box is the matrix of pairwise p-values: rows and columns are the methods in "
+    "the order of the marks (names at the left). A digit is the p-value of the design's "
+    "paired test (t-test for the hierarchical design, Lindman's quasi-F for the 2-way "
+    "design) in percent, rounded up: 1 means p ≤ 1 %, 9 means p ≤ 9 %; above 9 % the cell "
+    "is left blank (a dot). The digit stands in the winner's column and the loser's row: "
+    "read a row to see which methods beat that row's method, a column to see which methods "
+    "that column's method beats. An italic 5 means p < 0.05, all the quasi-F may claim with "
+    "fewer than 4 instances.",
+    "Error bars and tests answer different questions: bars that overlap can still hide a "
+    "highly significant paired difference, and separated bars can be insignificant when "
+    "there are few training sets (the test accounts for the uncertainty of the variance "
+    "estimates; the bars do not).",
+    "∅: the method was not run on that task or gives no such loss (no predictive "
+    "distribution for L). ↑ with a number: the loss is off the top of the graph. A red !: "
+    "the method has fewer finished instances than the task; the instances it lacks are "
+    "listed under the diagram and in the tables.",
+]
+
+
+@dataclass
+class Section:
+    """One prototask and loss: its report, table, and the files written for it."""
+
+    report: PrototaskReport
+    table: Table
+    tables: list[str]  # relative paths
+    plots: list[str] = field(default_factory=list)
+
+
+@dataclass
+class LossSummary:
+    overview: Overview
+    tables: list[tuple[Table, list[str]]]  # (table, relative paths of its md/csv/tex)
+
+
+def _links(paths: list[str]) -> str:
+    e = html.escape
+    items = "".join(f'<a href="{e(p)}">{e(p.rsplit(".", 1)[1])}</a>' for p in paths)
+    return f'<p class="files">{items}</p>'
+
+
+def render_index(
+    summaries: list[LossSummary],
+    sections: list[Section],
+    warnings: list[str],
+    other_files: list[str],
+) -> str:
+    e = html.escape
+    methods = summaries[0].overview.methods if summaries else ()
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        '<head><meta charset="utf-8"><title>delve-bench results</title>',
+        f"<style>\n{CSS}\n</style></head>",
+        "<body>",
+        "<h1>delve-bench results</h1>",
+        f"<p>Methods: {e(', '.join(methods))}. Losses: "
+        + e(", ".join(f"{s.overview.loss} ({LOSS_NAMES[s.overview.loss]})" for s in summaries))
+        + f". Prototasks: {len({s.report.name for s in sections})}.</p>",
+        "<nav><ul>",
+    ]
+    for s in summaries:
+        out.append(f'<li><a href="#summary-{s.overview.loss}">Summary, {s.overview.loss}</a></li>')
+    for s in sections:
+        out.append(
+            f'<li><a href="#{e(s.report.stem)}">{e(s.report.name)}, {s.report.loss}</a></li>'
+        )
+    out += ["</ul></nav>", '<h2 id="how-to-read">How to read these diagrams</h2>']
+    out += [f"<p>{e(p)}</p>" for p in LEGEND]
+    if warnings:
+        out.append('<h2 id="warnings">Warnings</h2><ul class="warn">')
+        out += [f"<li>{e(w)}</li>" for w in warnings]
+        out.append("</ul>")
+    for s in summaries:
+        out.append(
+            f'<h2 id="summary-{s.overview.loss}">Summary across prototasks, '
+            f"{e(LOSS_NAMES[s.overview.loss].lower())} ({s.overview.loss})</h2>"
+        )
+        for table, paths in s.tables:
+            out.append(to_html(table) + _links(paths))
+    for s in sections:
+        r = s.report
+        out.append(
+            f'<h3 id="{e(r.stem)}">{e(r.name)}: {e(LOSS_NAMES[r.loss].lower())} ({r.loss})</h3>'
+        )
+        png = [p for p in s.plots if p.endswith(".png")]
+        svg = [p for p in s.plots if p.endswith(".svg")]
+        if png:
+            target = svg[0] if svg else png[0]
+            out.append(
+                f'<a href="{e(target)}"><img src="{e(png[0])}" '
+                f'alt="DELVE diagram of {e(r.name)}, loss {r.loss}"></a>'
+            )
+        out.append(_links(s.tables + s.plots))
+        out.append(to_html(s.table))
+    if other_files:
+        out.append("<h2>Other files</h2>")
+        out.append(
+            "<p>Tables and diagrams in the output directory from other runs of "
+            "<code>delve report</code> (other losses or selections):</p><ul>"
+        )
+        out += [f'<li><a href="{e(p)}">{e(p)}</a></li>' for p in other_files]
+        out.append("</ul>")
+    out += ["</body>", "</html>"]
+    return "\n".join(out) + "\n"

@@ -1,0 +1,387 @@
+"""Result tables: one per prototask and loss, and three across prototasks.
+
+Each table is built once as a :class:`Table` of display strings (rendered to Markdown,
+LaTeX and HTML) and once as plain records of full-precision numbers (the CSV, for
+machines: floats are written with ``repr``, which round-trips exactly). Nothing here
+depends on the clock or on paths, so the files are byte-identical when regenerated.
+
+Display conventions: standardised loss to 4 significant digits, SEs and p to 2; in the
+p columns of a prototask table the cell of row R and column C is the standardised
+difference R - C on the instances both have, then the design's p (t-test for the
+hierarchical design, Lindman's quasi-F for the 2-way design); ``*`` marks p < 0.05.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+from dataclasses import dataclass
+
+from ..losses import LOSS_NAMES
+from .collect import MethodCell, PrototaskReport, TaskReport
+from .overview import Overview
+
+EMPTY = "∅"  # the method gives no such loss
+NOT_RUN = "–"
+PARTIAL = "!"  # fewer instances than the task
+LEGEND_P = (
+    "Cell (row R, column C): standardised difference R - C on the instances both have, and "
+    "the p-value of the design's paired test (t-test, hierarchical design; Lindman's "
+    "quasi-F, 2-way design); negative: R is better. * marks p < 0.05; `< 0.05` is all the "
+    "quasi-F may say with fewer than 4 instances."
+)
+
+
+@dataclass(frozen=True)
+class Table:
+    """A titled table of display strings; ``groups`` are row indices that start a new
+    group (a rule is drawn above them)."""
+
+    title: str
+    columns: tuple[str, ...]
+    align: str  # 'l' or 'r' per column
+    rows: tuple[tuple[str, ...], ...]
+    notes: tuple[str, ...] = ()
+    groups: tuple[int, ...] = ()
+
+
+def loss_title(loss: str) -> str:
+    return f"{LOSS_NAMES[loss].lower()} ({loss}), standardised"
+
+
+def _g(x: float | None, digits: int) -> str:
+    return "" if x is None else f"{x:.{digits}g}"
+
+
+def _p_short(pair_p_text: str) -> str:
+    if pair_p_text.startswith("<"):
+        return "p < 0.05"
+    if pair_p_text == "undefined":
+        return "p undefined"
+    return f"p = {float(pair_p_text):.2g}"
+
+
+def _value(cell: MethodCell) -> str:
+    """``0.4993 ± 0.026`` with ``!`` when instances are absent, ∅ or – when no value."""
+    if cell.status == "no loss":
+        return EMPTY
+    if not cell.has_value:
+        return NOT_RUN
+    mark = f" {PARTIAL}" if cell.absent else ""
+    return f"{cell.mean:.4g} ± {cell.se:.2g}{mark}"
+
+
+def _instances(cell: MethodCell) -> str:
+    return f"{len(cell.used)}/{cell.task_instances}"
+
+
+def _pair_text(t: TaskReport, row: str, col: str) -> str:
+    p = t.pair(row, col)
+    if p is None or p.comparison is None:
+        return ""
+    d = p.comparison["standardized"]["mean"] * (1 if p.a == row else -1)
+    star = " *" if p.significant else ""
+    return f"{d:+.3g}, {_p_short(p.p_text)}{star}"
+
+
+def prototask_table(r: PrototaskReport) -> Table:
+    """Per task and method: standardised loss ± SE, instances, rank, pairwise tests."""
+    rows, groups = [], []
+    for t in r.tasks:
+        groups.append(len(rows))
+        ranks = t.ranks_among()
+        for m in r.methods:
+            c = t.cells[m]
+            rank = ranks.get(m)
+            rows.append(
+                (
+                    t.ref.name,
+                    m,
+                    _value(c),
+                    _instances(c),
+                    "" if rank is None else f"{rank:g}",
+                    *(_pair_text(t, m, o) if o != m else "" for o in r.methods),
+                    c.note(r.loss),
+                )
+            )
+    t0 = r.tasks[0]
+    test = "paired t-test" if t0.design == "hierarchical" else "Lindman's quasi-F test"
+    notes = (
+        f"{r.name}, {t0.design} design; {test}. Expected loss ± one standard error "
+        f"(eq. 2.4 / 2.20 with the design's estimates), standardised by DELVE's rule for {r.loss}.",
+        LEGEND_P,
+        f"{PARTIAL}: fewer instances than the task (see note); {EMPTY}: the method gives no "
+        f"{r.loss} loss; {NOT_RUN}: not run.",
+    )
+    return Table(
+        title=f"{r.name}: {loss_title(r.loss)}",
+        columns=("task", "method", "loss ± SE", "instances", "rank")
+        + tuple(f"vs {m}" for m in r.methods)
+        + ("note",),
+        align="llrrr" + "r" * len(r.methods) + "l",
+        rows=tuple(rows),
+        notes=notes,
+        groups=tuple(groups),
+    )
+
+
+def prototask_records(r: PrototaskReport) -> tuple[list[str], list[list]]:
+    """The CSV of a prototask: one row per task and method, full precision."""
+    head = [
+        "task",
+        "train_size",
+        "design",
+        "method",
+        "status",
+        "instances",
+        "task_instances",
+        "instances_absent",
+        "standardized_loss",
+        "standardized_se",
+        "loss",
+        "se",
+        "rank",
+    ]
+    for m in r.methods:
+        head += [f"diff_vs_{m}", f"p_vs_{m}"]
+    out = []
+    for t in r.tasks:
+        ranks = t.ranks_among()
+        for m in r.methods:
+            c = t.cells[m]
+            s = c.summary or {}
+            row = [
+                t.ref.full_name,
+                t.ref.size,
+                t.design,
+                m,
+                c.status,
+                len(c.used),
+                c.task_instances,
+                " ".join(map(str, c.absent)),
+                c.mean,
+                c.se,
+                s.get("mean"),
+                s.get("se"),
+                ranks.get(m),
+            ]
+            for o in r.methods:
+                p = t.pair(m, o) if o != m else None
+                if p is None or p.comparison is None:
+                    row += [None, None]
+                else:
+                    sign = 1 if p.a == m else -1
+                    row += [sign * p.comparison["standardized"]["mean"], p.p_text]
+            out.append(row)
+    return head, out
+
+
+def summary_table(ov: Overview) -> Table:
+    """Every task (rows) by method (columns): standardised loss ± SE and [rank]."""
+    rows = []
+    for t in ov.tasks:
+        ranks = t.ranks_among()
+        cells = []
+        for m in ov.methods:
+            v = _value(t.cells[m])
+            cells.append(f"{v} [{ranks[m]:g}]" if m in ranks else v)
+        rows.append((t.ref.full_name, t.design, *cells))
+    return Table(
+        title=f"All tasks: {loss_title(ov.loss)}",
+        columns=("task", "design", *ov.methods),
+        align="ll" + "r" * len(ov.methods),
+        rows=tuple(rows),
+        notes=(
+            "Standardised expected loss ± one standard error; [rank] among the methods "
+            f"with a value on the task (1 = lowest loss). {PARTIAL}: fewer instances than "
+            f"the task; {EMPTY}: no {ov.loss} loss; {NOT_RUN}: not run.",
+        ),
+    )
+
+
+def summary_records(ov: Overview) -> tuple[list[str], list[list]]:
+    head = ["task", "design"]
+    for m in ov.methods:
+        head += [m, f"{m}_se", f"{m}_instances", f"{m}_rank"]
+    out = []
+    for t in ov.tasks:
+        ranks = t.ranks_among()
+        row = [t.ref.full_name, t.design]
+        for m in ov.methods:
+            c = t.cells[m]
+            row += [c.mean, c.se, len(c.used), ranks.get(m)]
+        out.append(row)
+    return head, out
+
+
+def ranks_table(ov: Overview) -> Table:
+    rows = []
+    for m in ov.methods:
+        avg = ov.average_rank.get(m)
+        rows.append(
+            (
+                m,
+                str(len(ov.rank_tasks)) if m in ov.ranked else "0",
+                EMPTY if m not in ov.ranked else _g(avg, 3),
+                str(ov.total_wins(m)),
+                str(ov.total_losses(m)),
+                f"{ov.total_wins(m) - ov.total_losses(m):+d}",
+            )
+        )
+    left_out = [t.ref.full_name for t in ov.tasks if t not in ov.rank_tasks]
+    notes = [
+        f"Average rank over the {len(ov.rank_tasks)} of {len(ov.tasks)} tasks on which every "
+        "ranked method has a value (1 = lowest standardised loss; ties share the mean rank).",
+        "Significant wins and losses: tasks on which the design's paired test gave p < 0.05 "
+        "(Barrio et al. 2009, Table 2).",
+    ]
+    if left_out:
+        notes.append(f"Not ranked (a method has no value): {', '.join(left_out)}.")
+    unranked = [m for m in ov.methods if m not in ov.ranked]
+    if unranked:
+        notes.append(f"{EMPTY}: no {ov.loss} loss on any task: {', '.join(unranked)}.")
+    return Table(
+        title=f"Average rank and significant wins: {loss_title(ov.loss)}",
+        columns=("method", "tasks", "average rank", "wins", "losses", "net"),
+        align="lrrrrr",
+        rows=tuple(rows),
+        notes=tuple(notes),
+    )
+
+
+def ranks_records(ov: Overview) -> tuple[list[str], list[list]]:
+    head = ["method", "tasks_ranked", "average_rank", "wins", "losses"]
+    rows = [
+        [
+            m,
+            len(ov.rank_tasks) if m in ov.ranked else 0,
+            ov.average_rank.get(m),
+            ov.total_wins(m),
+            ov.total_losses(m),
+        ]
+        for m in ov.methods
+    ]
+    return head, rows
+
+
+def wins_table(ov: Overview) -> Table:
+    rows = tuple(
+        (r, *("–" if r == c else str(ov.wins[(r, c)]) for c in ov.methods)) for r in ov.methods
+    )
+    return Table(
+        title=f"Significant wins per pair: {loss_title(ov.loss)}",
+        columns=("row \\ column", *ov.methods),
+        align="l" + "r" * len(ov.methods),
+        rows=rows,
+        notes=(
+            "Cell (row R, column C): the number of tasks on which C was significantly better "
+            f"than R (p < 0.05), out of the {len(ov.tasks)} tasks reported (Barrio et al. "
+            "2009, Table 2). Column sums are wins, row sums losses.",
+        ),
+    )
+
+
+def wins_records(ov: Overview) -> tuple[list[str], list[list]]:
+    head = ["method", *ov.methods]
+    rows = [[r, *(None if r == c else ov.wins[(r, c)] for c in ov.methods)] for r in ov.methods]
+    return head, rows
+
+
+# ---- renderers ---------------------------------------------------------------------
+
+
+def to_csv(head: list[str], rows: list[list]) -> bytes:
+    """CSV with ``repr`` floats (exact round trip), empty cells for None, ``\\n`` lines."""
+
+    def cell(x) -> str:
+        if x is None:
+            return ""
+        if isinstance(x, float):
+            return repr(float(x))
+        return str(x)
+
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(head)
+    w.writerows([[cell(x) for x in row] for row in rows])
+    return buf.getvalue().encode()
+
+
+def to_markdown(t: Table) -> str:
+    def esc(s: str) -> str:
+        return s.replace("|", "\\|")
+
+    sep = ["---:" if a == "r" else "---" for a in t.align]
+    lines = [f"## {t.title}", ""]
+    lines.append("| " + " | ".join(map(esc, t.columns)) + " |")
+    lines.append("|" + "|".join(sep) + "|")
+    lines += ["| " + " | ".join(map(esc, row)) + " |" for row in t.rows]
+    lines.append("")
+    lines += [f"{n}  " for n in t.notes[:-1]] + list(t.notes[-1:])
+    return "\n".join(lines) + "\n"
+
+
+_TEX = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "±": r"$\pm$",
+    "∅": r"$\emptyset$",
+    "–": "--",
+    "<": r"$<$",
+    "*": r"$^*$",
+    "`": "",
+}
+
+
+def tex_escape(s: str) -> str:
+    return "".join(_TEX.get(ch, ch) for ch in s)
+
+
+def to_latex(t: Table) -> str:
+    """A booktabs ``table`` (needs ``\\usepackage{booktabs}``)."""
+    lines = [
+        "% generated by `delve report`; needs \\usepackage{booktabs}",
+        "\\begin{table}[htbp]",
+        "\\centering",
+        f"\\caption{{{tex_escape(t.title)}}}",
+        "\\begin{tabular}{" + t.align + "}",
+        "\\toprule",
+        " & ".join(map(tex_escape, t.columns)) + " \\\\",
+        "\\midrule",
+    ]
+    for i, row in enumerate(t.rows):
+        if i in t.groups and i > 0:
+            lines.append("\\midrule")
+        lines.append(" & ".join(map(tex_escape, row)) + " \\\\")
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    if t.notes:
+        lines.append("\\par\\smallskip\\footnotesize " + tex_escape(" ".join(t.notes)))
+    lines.append("\\end{table}")
+    return "\n".join(lines) + "\n"
+
+
+def to_html(t: Table) -> str:
+    """An HTML ``<table>`` with a caption and the notes below it."""
+    e = html.escape
+    cls = ["num" if a == "r" else "" for a in t.align]
+    out = [f"<table>\n<caption>{e(t.title)}</caption>"]
+    out.append("<tr>" + "".join(f"<th>{e(c)}</th>" for c in t.columns) + "</tr>")
+    for i, row in enumerate(t.rows):
+        attr = ' class="group"' if i in t.groups and i > 0 else ""
+        cells = "".join(
+            f'<td class="{k}">{e(v)}</td>' if k else f"<td>{e(v)}</td>"
+            for k, v in zip(cls, row, strict=True)
+        )
+        out.append(f"<tr{attr}>{cells}</tr>")
+    out.append("</table>")
+    out += [f'<p class="note">{e(n)}</p>' for n in t.notes]
+    return "\n".join(out) + "\n"
