@@ -15,6 +15,7 @@ import json
 import os
 import socket
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,8 +86,28 @@ def instance_state(d: Path) -> str:
     return "ok" if sha256_bytes(data) == meta.get("losses_sha256") else "corrupt"
 
 
+def _proc_start(pid: int) -> str | None:
+    """Start time of a live, non-zombie process (Linux /proc), '' where /proc is absent,
+    None when the process is gone or a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        if not Path("/proc/self/stat").exists():  # no /proc: fall back to kill(pid, 0)
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return None
+            except PermissionError:
+                pass
+            return ""
+        return None
+    fields = stat.rsplit(")", 1)[1].split()
+    return None if fields[0] in ("Z", "X") else fields[19]
+
+
 class InstanceLock:
-    """An exclusive lock file for one instance; a lock left by a dead process is taken over."""
+    """An exclusive lock file for one instance. It names the holder (host, pid, process start
+    time); a lock whose holder is dead, a zombie, or a reused pid is taken over."""
 
     def __init__(self, d: Path):
         self.path = d / ".lock"
@@ -94,7 +115,8 @@ class InstanceLock:
 
     def acquire(self) -> bool:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        me = f"{socket.gethostname()} {os.getpid()}"
+        pid = os.getpid()
+        me = f"{socket.gethostname()} {pid} {_proc_start(pid) or '-'}"
         for _ in range(2):
             try:
                 fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
@@ -114,18 +136,18 @@ class InstanceLock:
 
     def _stale(self) -> bool:
         try:
-            host, pid = self.path.read_text().split()
-        except (OSError, ValueError):
+            host, pid, start = self.path.read_text().split()
+        except FileNotFoundError:
             return True
+        except (OSError, ValueError):  # being written right now, or its writer died mid-write
+            try:
+                return time.time() - self.path.stat().st_mtime > 10
+            except FileNotFoundError:
+                return True
         if host != socket.gethostname():
             return False
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            return True
-        except PermissionError:
-            return False
-        return False
+        now = _proc_start(int(pid))
+        return now is None or (start != "-" and now != "" and now != start)
 
     def release(self) -> None:
         if self.held:
