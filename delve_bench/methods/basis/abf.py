@@ -109,12 +109,26 @@ def fit_abf(
         if stop is not None and stop(count["it"]):
             raise StopIteration
 
-    res = minimize(f, theta0, jac=True, method="CG", callback=cb, options={"maxiter": max_iterations, "gtol": 1e-4})
+    res = minimize(
+        f,
+        theta0,
+        jac=True,
+        method="CG",
+        callback=cb,
+        options={"maxiter": max_iterations, "gtol": 1e-4},
+    )
     th = res.x
     L, _, mu, Sigma = log_ml_and_grad(th, X, t, want_post=True)
     return AbfFit(
-        np.exp(th[2:]), float(np.exp(th[0])), float(np.exp(th[1])), float(L),
-        count["it"], count["ev"], X, mu, Sigma,
+        np.exp(th[2:]),
+        float(np.exp(th[0])),
+        float(np.exp(th[1])),
+        float(L),
+        count["it"],
+        count["ev"],
+        X,
+        mu,
+        Sigma,
     )
 
 

@@ -97,8 +97,13 @@ class Abf(_BayesMethod):
         self.fit_ = fit_abf(Xs, t, max_iterations=self.max_iterations, stop=_budget_stop(ctx))
         f = self.fit_
         ctx.info.update(
-            n_basis=len(Xs), widths=f.widths, alpha=f.alpha, beta=f.beta,
-            log_ml=f.log_ml, cg_iterations=f.iterations, evaluations=f.evaluations,
+            n_basis=len(Xs),
+            widths=f.widths,
+            alpha=f.alpha,
+            beta=f.beta,
+            log_ml=f.log_ml,
+            cg_iterations=f.iterations,
+            evaluations=f.evaluations,
         )
 
     def predict(self, X):
@@ -123,9 +128,15 @@ class Rvm(_BayesMethod):
         st = res.state
         self._set_posterior(Xs[st.idx], widths, st)
         ctx.info.update(
-            n_basis=st.M, iterations=res.iterations, adds=res.adds, deletes=res.deletes,
-            reestimates=res.reestimates, converged=res.converged, alpha=st.alpha,
-            beta=st.beta, log_ml=st.log_marginal(),
+            n_basis=st.M,
+            iterations=res.iterations,
+            adds=res.adds,
+            deletes=res.deletes,
+            reestimates=res.reestimates,
+            converged=res.converged,
+            alpha=st.alpha,
+            beta=st.beta,
+            log_ml=st.log_marginal(),
         )
 
 
@@ -135,8 +146,13 @@ class Ssge(_BayesMethod):
     with the ABF widths. One work unit = one add or remove."""
 
     def __init__(
-        self, strategy: str = "pta", l: int = 1, r: int = 0, c: int = 5,
-        width_iterations: int = 100, width_max_n: int = 2048,
+        self,
+        strategy: str = "pta",
+        l: int = 1,
+        r: int = 0,
+        c: int = 5,
+        width_iterations: int = 100,
+        width_max_n: int = 2048,
     ):
         if strategy not in STRATEGIES:
             raise ValueError(f"strategy must be one of {sorted(STRATEGIES)}, not {strategy!r}")
@@ -156,8 +172,13 @@ class Ssge(_BayesMethod):
         st = res.state
         self._set_posterior(Xs[st.idx], widths, st)
         ctx.info.update(
-            n_basis=st.M, adds=res.adds, removes=res.removes, steps=res.steps,
-            alpha=float(st.alpha[0]), beta=st.beta, log_evidence=res.log_ev,
+            n_basis=st.M,
+            adds=res.adds,
+            removes=res.removes,
+            steps=res.steps,
+            alpha=float(st.alpha[0]),
+            beta=st.beta,
+            log_evidence=res.log_ev,
             best_log_evidence_by_size=res.best_by_size,
         )
 
@@ -214,9 +235,15 @@ class OrrForward(_BasisMethod):
     criterion; the radius scale from ``scales`` chosen by the final criterion (A.14)."""
 
     def __init__(
-        self, criterion: str = "gcv", score: str = "sse", lam: float = 0.0,
-        reest: bool = False, wait: int = 2, thresh: float = 1e4,
-        scales: tuple[float, ...] = (0.25, 0.5, 1.0, 2.0, 4.0), max_terms: int = 500,
+        self,
+        criterion: str = "gcv",
+        score: str = "sse",
+        lam: float = 0.0,
+        reest: bool = False,
+        wait: int = 2,
+        thresh: float = 1e4,
+        scales: tuple[float, ...] = (0.25, 0.5, 1.0, 2.0, 4.0),
+        max_terms: int = 500,
     ):
         self.criterion, self.score, self.lam, self.reest = criterion, score, lam, reest
         self.wait, self.thresh, self.scales, self.max_terms = wait, thresh, scales, max_terms
@@ -241,9 +268,7 @@ class OrrForward(_BasisMethod):
                 best = (widths, sel, m, value, lam, s)
         widths, sel, m, value, lam, s = best
         self._set_linear(Xs[sel.sel[:m]], widths, sel.weights(m, lam))
-        ctx.info.update(
-            n_basis=m, scale=s, widths=widths, criterion_value=value, **{"lambda": lam}
-        )
+        ctx.info.update(n_basis=m, scale=s, widths=widths, criterion_value=value, **{"lambda": lam})
 
 
 class OrrRidge(_BasisMethod):
@@ -264,6 +289,10 @@ class OrrRidge(_BasisMethod):
         fit, s = best
         self._set_linear(Xs, s * base, fit.weights)
         ctx.info.update(
-            n_basis=len(Xs), scale=s, widths=s * base, criterion_value=fit.value,
-            gamma=fit.gamma, **{"lambda": fit.lam},
+            n_basis=len(Xs),
+            scale=s,
+            widths=s * base,
+            criterion_value=fit.value,
+            gamma=fit.gamma,
+            **{"lambda": fit.lam},
         )

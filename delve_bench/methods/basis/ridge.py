@@ -86,12 +86,15 @@ def global_ridge(
     y: np.ndarray,
     criterion: str = "gcv",
     starts: tuple[float, ...] = DEFAULT_STARTS,
+    thresh: float = 1e4,
 ) -> RidgeFit:
     """Global ridge with lambda re-estimated from each start; lowest final criterion."""
     spec = _Spectrum(H, y)
     best = None
     for lam0 in starts:
-        lam, err, it = reestimate_lambda(spec, criterion, lam0)
+        lam, err, it = reestimate_lambda(
+            spec, criterion, lam0, thresh, hard=1000 if thresh > 1e4 else 100
+        )
         if best is None or err < best[1]:
             best = (lam, err, it)
     lam, err, it = best
