@@ -190,7 +190,7 @@ def _toy_ssge(seed=3, n=150):
 def test_ssge_evidence_increments_are_exact():
     B, t = _toy_ssge()
     s = EvidenceSearch(B, t)
-    for k in range(8):
+    for _ in range(8):
         before = s.log_ev
         alpha, beta = s.alpha, s.st.beta
         sc = s.add_scores()
@@ -262,7 +262,7 @@ def test_abf_gradient_by_finite_differences():
 
 
 # ------------------------------------------------------------------- real DELVE data
-@pytest.mark.parametrize("method", ["rvm-1", "ssge-pta21-1", "ols-gcv-1", "rols-1", "ridge-1"])
+@pytest.mark.parametrize("method", ["rvm-1", "ssge-pta21-1", "ols-gcv-1", "rols-1", "ridge-1", "ofr-loo-1"])
 def test_methods_run_on_kin8nm(method, tmp_path):
     data = os.environ.get("DELVE_DATA_PATH")
     if not data:

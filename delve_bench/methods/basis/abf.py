@@ -45,10 +45,6 @@ class AbfFit:
         return mean, var
 
 
-def _sqdiff_terms(X: np.ndarray) -> np.ndarray:
-    return X**2
-
-
 def log_ml_and_grad(theta: np.ndarray, X: np.ndarray, t: np.ndarray, want_post: bool = False):
     """Log marginal likelihood of ABF and its gradient w.r.t. (log alpha, log beta,
     log r_1..r_D)."""

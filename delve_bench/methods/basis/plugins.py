@@ -211,7 +211,10 @@ class OlsCv(_BasisMethod):
             if any(s.step() is None for s in sels):
                 break
             m += 1
-            err = sum(float(np.sum((v - s.val_prediction()) ** 2)) for s, v in zip(sels, vals))
+            err = sum(
+                float(np.sum((v - s.val_prediction()) ** 2))
+                for s, v in zip(sels, vals, strict=True)
+            )
             if stopper.update(m, err):
                 break
         m_star = max(stopper.best_m, 1)
@@ -296,3 +299,100 @@ class OrrRidge(_BasisMethod):
             gamma=fit.gamma,
             **{"lambda": fit.lam},
         )
+
+
+# ----------------------------------------------------------------------------- MDL-RVM
+class RvmMdl(_BayesMethod):
+    """rvm-mdl-1: fast RVM with a bias, one isotropic width chosen on a log10 grid by the
+    MDL-alpha (or MDL-w) code length of Anguita & Gagliolo (spec §3). One work unit = one
+    grid point."""
+
+    def __init__(
+        self,
+        criterion: str = "alpha",
+        log10_rho_min: float = -1.0,
+        log10_rho_max: float = 1.5,
+        step: float = 0.1,
+        delta_w: float = 0.1,
+        delta_alpha: float = 1.0,
+    ):
+        if criterion not in ("alpha", "w"):
+            raise ValueError(f"criterion must be 'alpha' or 'w', not {criterion!r}")
+        self.criterion = criterion
+        self.grid = np.round(np.arange(log10_rho_min, log10_rho_max + step / 2, step), 10)
+        self.delta_w, self.delta_alpha = delta_w, delta_alpha
+
+    def fit(self, X, y, ctx):
+        from .mdl import mdl_curve
+
+        Xs, t = self._prepare(X, y)
+        stop = _budget_stop(ctx)
+        grid = [g for i, g in enumerate(self.grid) if not stop(i)] or list(self.grid[:1])
+        pts = mdl_curve(Xs, t, np.array(grid), self.delta_w, self.delta_alpha)
+        key = (lambda p: p.mdl_alpha) if self.criterion == "alpha" else (lambda p: p.mdl_w)
+        best = min(pts, key=key)
+        widths = np.sqrt(2.0) * best.rho
+        st = best.state
+        self.centres, self.widths, self.bias, self.post = Xs, widths, True, st
+        self.keep = np.asarray(st.idx)
+        ctx.info.update(
+            n_basis=st.M,
+            rho=best.rho,
+            widths=widths,
+            alpha=st.alpha,
+            beta=st.beta,
+            mdl_curve={f"{np.log10(p.rho):.1f}": key(p) for p in pts},
+            n_rv_curve={f"{np.log10(p.rho):.1f}": p.n_rv for p in pts},
+        )
+
+    def _design(self, X):
+        return super()._design(X)[:, self.keep]
+
+
+# --------------------------------------------------------------------------------- SVM
+class Svm(_BasisMethod):
+    """svm-1: epsilon-SVR with the ARD Gaussian kernel ``exp(-sum_d (x_d - x'_d)^2 / r_d^2)``
+    at the ABF widths (Barrio et al. modified LIBSVM for per-dimension widths, §1.10),
+    C and epsilon by 5-fold CV on a log grid ([GUESS]: C in 10^-1..10^3, epsilon in
+    {0.01, 0.03, 0.1, 0.3} x std(t)). Engine: scikit-learn's SVR (libsvm) on inputs
+    divided by the widths, so its ``gamma = 1`` kernel is exactly the ARD kernel."""
+
+    def __init__(
+        self,
+        folds: int = 5,
+        C_grid=(0.1, 1.0, 10.0, 100.0, 1000.0),
+        eps_grid=(0.01, 0.03, 0.1, 0.3),
+        width_iterations: int = 100,
+        width_max_n: int = 2048,
+    ):
+        self.folds, self.C_grid, self.eps_grid = folds, tuple(C_grid), tuple(eps_grid)
+        self.width_iterations, self.width_max_n = width_iterations, width_max_n
+
+    def fit(self, X, y, ctx):
+        try:
+            from sklearn.model_selection import GridSearchCV, KFold
+            from sklearn.svm import SVR
+        except ImportError:
+            raise ImportError(
+                "svm-1 needs scikit-learn: pip install 'delve-bench[sklearn]'"
+            ) from None
+        Xs, t = self._prepare(X, y)
+        self.widths = self._abf_widths(Xs, t, ctx).widths
+        sd = float(np.std(t)) or 1.0
+        grid = {"C": list(self.C_grid), "epsilon": [e * sd for e in self.eps_grid]}
+        cv = KFold(self.folds, shuffle=True, random_state=int(ctx.rng.integers(2**31)))
+        search = GridSearchCV(
+            SVR(kernel="rbf", gamma=1.0), grid, cv=cv, scoring="neg_mean_squared_error"
+        )
+        search.fit(Xs / self.widths, t)
+        self.svr = search.best_estimator_
+        ctx.info.update(
+            n_basis=int(len(self.svr.support_)),
+            C=search.best_params_["C"],
+            epsilon=search.best_params_["epsilon"],
+            widths=self.widths,
+        )
+
+    def predict(self, X):
+        mean = self.svr.predict(self.scaling.inputs(X) / self.widths) + self.scaling.t_mean
+        return Prediction(mean=mean, median=mean)

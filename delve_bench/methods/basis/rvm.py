@@ -169,14 +169,14 @@ def plain_rvm(
     res = RvmResult(st, 0)
     it = 0
     while it < max_iterations and not (stop is not None and stop(it)):
-        g = 1.0 - st.alpha * np.diag(st.Sigma)
+        g = np.clip(1.0 - st.alpha * np.diag(st.Sigma), 1e-12, 1.0)  # round-off guard
         new = g / np.maximum(st.mu**2, 1e-300)
         beta = (N - g.sum()) / max(st.sse(), 1e-300)
         keep = new < alpha_max
         if not keep.any():
             keep[np.argmin(new)] = True
         delta = np.max(np.abs(np.log(new[keep]) - np.log(st.alpha[keep])))
-        st.idx = [i for i, k in zip(st.idx, keep) if k]
+        st.idx = [i for i, k in zip(st.idx, keep, strict=True) if k]
         st.alpha, st.beta = new[keep], float(beta)
         st.recompute()
         it += 1
