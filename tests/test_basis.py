@@ -262,7 +262,9 @@ def test_abf_gradient_by_finite_differences():
 
 
 # ------------------------------------------------------------------- real DELVE data
-@pytest.mark.parametrize("method", ["rvm-1", "ssge-pta21-1", "ols-gcv-1", "rols-1", "ridge-1", "ofr-loo-1"])
+@pytest.mark.parametrize(
+    "method", ["rvm-1", "ssge-pta21-1", "ols-gcv-1", "rols-1", "ridge-1", "ofr-loo-1"]
+)
 def test_methods_run_on_kin8nm(method, tmp_path):
     data = os.environ.get("DELVE_DATA_PATH")
     if not data:
