@@ -1,0 +1,205 @@
+"""Orthogonal forward selection: the one engine behind OLS, ROLS, OFR-LOO and LROLS.
+
+spec/rbf-ols.md A.10, A.12 and Part C. All unselected candidate columns are kept
+orthogonalised against the selected ones by modified Gram-Schmidt (O(N P) per step), so
+every candidate's score costs O(N) or less. The pluggable parts are
+
+* the **score** of a candidate: ``"sse"`` (max SSE decrease, 7.4 / 7.9), ``"cost"``
+  (max decrease of the regularised cost, 7.10) or ``"loo"`` (min LOO mean squared error
+  through the eta weights, Hong/Chen's (27)-(28));
+* the **regularisation** on the orthogonal weights: a per-candidate ``lam`` (0 = OLS; a
+  constant = ROLS with fixed lambda; a vector = local lambdas, LROLS) and optionally
+  one global re-estimation step after each selection (``reest=<criterion>``, A.12);
+* the **criterion** reported after each step (``msc``: UEV/FPE/GCV/BIC from S, gamma;
+  ``loo``: the LOO MSE), which a stopping rule (:mod:`.stopping`) consumes.
+
+With ``lam_j`` on the orthogonal weight of term j: ``g_j = c_j / (lam_j + kappa_j)``,
+``S = y^T y - sum_j c_j^2 (2 lam_j + kappa_j) / (lam_j + kappa_j)^2``,
+``gamma = sum_j kappa_j / (lam_j + kappa_j)``, ``w = U^-1 g``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.linalg import solve_triangular
+
+from .criteria import msc, reest_factor
+
+
+class OrthogonalSelection:
+    """Incremental MGS forward selection over the columns of ``F`` (N x P)."""
+
+    def __init__(
+        self,
+        F: np.ndarray,
+        y: np.ndarray,
+        lam: float | np.ndarray = 0.0,
+        score: str = "sse",
+        criterion: str = "gcv",
+        reest: bool = False,
+        F_val: np.ndarray | None = None,
+        eps: float = 1e-10,
+    ):
+        if score not in ("sse", "cost", "loo"):
+            raise ValueError(f"score must be sse, cost or loo, not {score!r}")
+        self.N, self.P = F.shape
+        self.y = np.asarray(y, float)
+        self.yy = float(self.y @ self.y)
+        self.Ft = np.array(F, float, copy=True)
+        self.norm0 = np.einsum("np,np->p", F, F)
+        self.kap = self.norm0.copy()  # ||F~_j||^2 for every candidate
+        self.cy = self.Ft.T @ self.y  # F~_j^T y
+        self.lam_c = np.broadcast_to(np.asarray(lam, float), (self.P,)).copy()
+        self.score_kind, self.criterion, self.reest = score, criterion, reest
+        self.eps = eps
+        self.available = self.norm0 > 0
+        self.sel: list[int] = []
+        self.kappa: list[float] = []
+        self.c: list[float] = []
+        self.lam_t: list[float] = []  # lambda of each selected term
+        self.coef: list[np.ndarray] = []  # rows of U over all candidates
+        self.Ht: list[np.ndarray] = []  # orthogonal columns h~_j
+        self.e = self.y.copy()  # residual with the current lambdas
+        self.eta = np.ones(self.N)  # LOO weights = diag(P)
+        self.Fv = None if F_val is None else np.array(F_val, float, copy=True)
+        self.Hv: list[np.ndarray] = []
+        self.lam_history: list[float] = []
+
+    # ------------------------------------------------------------------------ quantities
+    @property
+    def m(self) -> int:
+        return len(self.sel)
+
+    def _arrays(self):
+        k, c, lam = np.array(self.kappa), np.array(self.c), np.array(self.lam_t)
+        return k, c, lam
+
+    def sse(self) -> float:
+        k, c, lam = self._arrays()
+        return float(self.yy - np.sum(c**2 * (2 * lam + k) / (lam + k) ** 2))
+
+    def gamma(self) -> float:
+        k, _, lam = self._arrays()
+        return float(np.sum(k / (lam + k)))
+
+    def loo_mse(self) -> float:
+        return float(np.mean((self.e / self.eta) ** 2))
+
+    def value(self) -> float:
+        """The criterion of the current model (smaller is better)."""
+        if self.criterion == "loo":
+            return self.loo_mse()
+        if self.criterion == "sse":
+            return self.sse()
+        return msc(self.criterion, self.sse(), self.gamma(), self.N)
+
+    # ---------------------------------------------------------------------------- scores
+    def scores(self) -> np.ndarray:
+        """Score of every candidate (larger is better; -inf when not selectable)."""
+        ok = self.available & (self.kap > self.eps * self.norm0)
+        out = np.full(self.P, -np.inf)
+        k, c, lam = self.kap[ok], self.cy[ok], self.lam_c[ok]
+        if self.score_kind == "sse":
+            out[ok] = c**2 * (2 * lam + k) / (lam + k) ** 2
+        elif self.score_kind == "cost":
+            out[ok] = c**2 / (lam + k)
+        else:  # minus the LOO MSE after adding the candidate
+            Fk = self.Ft[:, ok]
+            g = c / (lam + k)
+            E = self.e[:, None] - Fk * g
+            Eta = self.eta[:, None] - Fk**2 / (lam + k)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                loo = np.mean((E / Eta) ** 2, axis=0)
+            out[ok] = np.where(np.isfinite(loo) & (Eta > 0).all(0), -loo, -np.inf)
+        return out
+
+    # ---------------------------------------------------------------------------- moves
+    def add(self, J: int) -> None:
+        """Select candidate J and orthogonalise the rest against it (MGS)."""
+        h = self.Ft[:, J].copy()
+        kap, cj, lam = float(self.kap[J]), float(self.cy[J]), float(self.lam_c[J])
+        v = h @ self.Ft  # h~^T F~ for all candidates
+        row = v / kap
+        self.Ft -= np.outer(h, row)
+        self.kap = np.maximum(self.kap - v**2 / kap, 0.0)
+        self.cy = self.cy - row * cj
+        self.available[J] = False
+        self.kap[J] = 0.0
+        if self.Fv is not None:
+            hv = self.Fv[:, J].copy()
+            self.Fv -= np.outer(hv, row)
+            self.Hv.append(hv)
+        self.sel.append(J)
+        self.kappa.append(kap)
+        self.c.append(cj)
+        self.lam_t.append(lam)
+        self.coef.append(row)
+        self.Ht.append(h)
+        g = cj / (lam + kap)
+        self.e = self.e - g * h
+        self.eta = self.eta - h**2 / (lam + kap)
+        if self.reest:
+            self._reestimate_global()
+
+    def _reestimate_global(self) -> None:
+        """One step of ROLS' global lambda re-estimation (A.12) after a selection."""
+        k, c, _ = self._arrays()
+        lam = self.lam_t[-1]
+        S = self.sse()
+        gam = self.gamma()
+        tau = np.sum(1.0 / (lam + k)) - lam * np.sum(1.0 / (lam + k) ** 2)
+        q = np.sum(c**2 / (lam + k) ** 3)
+        crit = self.criterion if self.criterion in ("uev", "fpe", "gcv", "bic") else "gcv"
+        new = reest_factor(crit, gam, self.N) * S * tau / q if q > 0 else lam
+        if not np.isfinite(new) or new < 0:
+            new = lam
+        self.set_global_lambda(float(new))
+
+    def set_global_lambda(self, lam: float) -> None:
+        self.lam_t = [lam] * self.m
+        self.lam_c[:] = lam
+        self.lam_history.append(lam)
+        self._refresh_residuals()
+
+    def _refresh_residuals(self) -> None:
+        k, c, lam = self._arrays()
+        H = np.array(self.Ht).T
+        self.e = self.y - H @ (c / (lam + k))
+        self.eta = 1.0 - (H**2) @ (1.0 / (lam + k))
+
+    def step(self) -> int | None:
+        """Select the best candidate; None when no candidate is selectable."""
+        sc = self.scores()
+        J = int(np.argmax(sc))
+        if not np.isfinite(sc[J]):
+            return None
+        self.add(J)
+        return J
+
+    # ---------------------------------------------------------------------------- models
+    def weights(self, m: int | None = None, lam: float | np.ndarray | None = None) -> np.ndarray:
+        """Weights ``w = U^-1 g`` of the first m terms on the original columns."""
+        m = self.m if m is None else m
+        k, c, lt = self._arrays()
+        lam_m = lt[:m] if lam is None else np.broadcast_to(np.asarray(lam, float), (m,))
+        g = c[:m] / (lam_m + k[:m])
+        U = np.array([row[self.sel[:m]] for row in self.coef[:m]]).reshape(m, m)
+        return solve_triangular(U, g, unit_diagonal=True) if m else np.zeros(0)
+
+    def val_prediction(self, m: int | None = None) -> np.ndarray:
+        """Predictions of the m-term model for the rows of ``F_val``."""
+        m = self.m if m is None else m
+        k, c, lam = self._arrays()
+        if m == 0:
+            return np.zeros(len(self.Fv))
+        return np.array(self.Hv[:m]).T @ (c[:m] / (lam[:m] + k[:m]))
+
+
+def run_selection(sel: OrthogonalSelection, stopper, max_terms: int, stop=None) -> int:
+    """Grow ``sel`` until the stopper or ``max_terms``; returns the chosen size m*."""
+    while sel.m < max_terms and not (stop is not None and stop(sel.m)):
+        if sel.step() is None:
+            break
+        if stopper.update(sel.m, sel.value()):
+            break
+    return max(stopper.best_m, 1 if sel.m else 0)

@@ -1,0 +1,398 @@
+"""DELVE method plugins of the basis-function family (methods/*.yaml point here).
+
+Every plugin applies Barrio et al.'s preprocessing to the harness' encoded data (inputs
+to [-1, 1], targets centred; spec/basis-selection.md §1.2, read as covering all their
+experiments) and uses a dictionary of Gaussian RBFs centred on the training inputs. The
+widths come from a pluggable stage: ``"abf"`` (ABF's marginal-likelihood widths, §1.7),
+or Orr's scale grid chosen by the final model-selection criterion (spec/rbf-ols.md A.14).
+The Bayesian methods (ABF, RVM, SSGE) serve S, A and L; the others S and A.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import FitContext, Gaussian, Method, Prediction
+from .abf import AbfFit, abf_widths, fit_abf
+from .design import Scaling, rbf_design
+from .evidence import EvidenceState
+from .orthogonal import OrthogonalSelection, run_selection
+from .ridge import global_ridge
+from .rvm import fast_rvm
+from .ssge import STRATEGIES, EvidenceSearch
+from .stopping import LookAheadStop, OrrStop
+
+
+def _budget_stop(ctx: FitContext, share: float = 1.0):
+    """A ``stop(done)`` callback: work units, or a share of the CPU budget."""
+    b = ctx.budget
+
+    def stop(done: int) -> bool:
+        if b.mode == "cpu":
+            return b.cpu_seconds is not None and b.used_cpu() >= share * b.cpu_seconds
+        return b.work is not None and done >= b.work
+
+    return stop
+
+
+def _cpu_share_stop(ctx: FitContext, share: float):
+    b = ctx.budget
+    return lambda done: (
+        b.mode == "cpu" and b.cpu_seconds is not None and b.used_cpu() >= share * b.cpu_seconds
+    )
+
+
+class _BasisMethod(Method):
+    """Shared plumbing: scaling, the width stage, linear prediction on chosen centres."""
+
+    losses = ("S", "A")
+    width_iterations = 100
+    width_max_n = 2048
+
+    def _prepare(self, X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        self.scaling = Scaling.fit(X, y)
+        return self.scaling.inputs(X), self.scaling.target(y)
+
+    def _abf_widths(self, Xs: np.ndarray, t: np.ndarray, ctx: FitContext) -> AbfFit:
+        fit = abf_widths(
+            Xs, t, ctx.rng, self.width_max_n, self.width_iterations, _cpu_share_stop(ctx, 0.5)
+        )
+        ctx.info.update(widths=fit.widths, width_stage_log_ml=fit.log_ml)
+        return fit
+
+    def _set_linear(self, centres, widths, weights, bias: bool = False) -> None:
+        self.centres, self.widths, self.w, self.bias = centres, widths, weights, bias
+
+    def _design(self, X: np.ndarray) -> np.ndarray:
+        return rbf_design(self.scaling.inputs(X), self.centres, self.widths, bias=self.bias)
+
+    def predict(self, X: np.ndarray) -> Prediction:
+        mean = self._design(X) @ self.w + self.scaling.t_mean
+        return Prediction(mean=mean, median=mean)
+
+
+class _BayesMethod(_BasisMethod):
+    losses = ("S", "A", "L")
+
+    def _set_posterior(self, centres, widths, state: EvidenceState) -> None:
+        self.centres, self.widths, self.bias = centres, widths, False
+        self.post = state
+
+    def predict(self, X: np.ndarray) -> Prediction:
+        mean, var = self.post.predict(self._design(X))
+        mean = mean + self.scaling.t_mean
+        return Prediction(mean=mean, median=mean, density=Gaussian(mean, var))
+
+
+# --------------------------------------------------------------------------------- ABF
+class Abf(_BayesMethod):
+    """abf-1: all N basis functions, shared alpha, beta and ARD widths by CG on the
+    marginal likelihood (§1.7). One work unit = one CG iteration."""
+
+    def __init__(self, max_iterations: int = 100):
+        self.max_iterations = max_iterations
+
+    def fit(self, X, y, ctx):
+        Xs, t = self._prepare(X, y)
+        self.fit_ = fit_abf(Xs, t, max_iterations=self.max_iterations, stop=_budget_stop(ctx))
+        f = self.fit_
+        ctx.info.update(
+            n_basis=len(Xs),
+            widths=f.widths,
+            alpha=f.alpha,
+            beta=f.beta,
+            log_ml=f.log_ml,
+            cg_iterations=f.iterations,
+            evaluations=f.evaluations,
+        )
+
+    def predict(self, X):
+        mean, var = self.fit_.predict(self.scaling.inputs(X))
+        mean = mean + self.scaling.t_mean
+        return Prediction(mean=mean, median=mean, density=Gaussian(mean, var))
+
+
+# --------------------------------------------------------------------------------- RVM
+class Rvm(_BayesMethod):
+    """rvm-1: Tipping & Faul's fast RVM on the N RBFs with the ABF widths (§1.8, §2.2).
+    One work unit = one add/delete/re-estimate iteration."""
+
+    def __init__(self, width_iterations: int = 100, width_max_n: int = 2048):
+        self.width_iterations, self.width_max_n = width_iterations, width_max_n
+
+    def fit(self, X, y, ctx):
+        Xs, t = self._prepare(X, y)
+        widths = self._abf_widths(Xs, t, ctx).widths
+        B = rbf_design(Xs, Xs, widths)
+        res = fast_rvm(B, t, stop=_budget_stop(ctx))
+        st = res.state
+        self._set_posterior(Xs[st.idx], widths, st)
+        ctx.info.update(
+            n_basis=st.M,
+            iterations=res.iterations,
+            adds=res.adds,
+            deletes=res.deletes,
+            reestimates=res.reestimates,
+            converged=res.converged,
+            alpha=st.alpha,
+            beta=st.beta,
+            log_ml=st.log_marginal(),
+        )
+
+
+# -------------------------------------------------------------------------------- SSGE
+class Ssge(_BayesMethod):
+    """ssge-*: PTA(l, r), SFFS or Oscil(c) guided by the evidence (§1.6), on the N RBFs
+    with the ABF widths. One work unit = one add or remove."""
+
+    def __init__(
+        self,
+        strategy: str = "pta",
+        l: int = 1,
+        r: int = 0,
+        c: int = 5,
+        width_iterations: int = 100,
+        width_max_n: int = 2048,
+    ):
+        if strategy not in STRATEGIES:
+            raise ValueError(f"strategy must be one of {sorted(STRATEGIES)}, not {strategy!r}")
+        self.strategy, self.l, self.r, self.c = strategy, l, r, c
+        self.width_iterations, self.width_max_n = width_iterations, width_max_n
+
+    def fit(self, X, y, ctx):
+        Xs, t = self._prepare(X, y)
+        widths = self._abf_widths(Xs, t, ctx).widths
+        search = EvidenceSearch(rbf_design(Xs, Xs, widths), t, stop=_budget_stop(ctx))
+        if self.strategy == "pta":
+            res = STRATEGIES["pta"](search, self.l, self.r)
+        elif self.strategy == "oscil":
+            res = STRATEGIES["oscil"](search, self.c)
+        else:
+            res = STRATEGIES["sffs"](search)
+        st = res.state
+        self._set_posterior(Xs[st.idx], widths, st)
+        ctx.info.update(
+            n_basis=st.M,
+            adds=res.adds,
+            removes=res.removes,
+            steps=res.steps,
+            alpha=float(st.alpha[0]),
+            beta=st.beta,
+            log_evidence=res.log_ev,
+            best_log_evidence_by_size=res.best_by_size,
+        )
+
+
+# ------------------------------------------------------------------------ OLS (Barrio)
+class OlsCv(_BasisMethod):
+    """ols-cv-1: plain OLS forward selection (Chen et al.), the number of BFs by K-fold CV
+    with the look-ahead stopping rule on the fold-summed validation SSE, then a refit on
+    the whole training set (spec §1.9 [GUESS] a-d); ABF widths."""
+
+    def __init__(self, folds: int = 5, width_iterations: int = 100, width_max_n: int = 2048):
+        self.folds = folds
+        self.width_iterations, self.width_max_n = width_iterations, width_max_n
+
+    def fit(self, X, y, ctx):
+        Xs, t = self._prepare(X, y)
+        widths = self._abf_widths(Xs, t, ctx).widths
+        n = len(t)
+        fold = ctx.rng.permutation(n) % self.folds
+        sels, vals = [], []
+        for k in range(self.folds):
+            tr, va = fold != k, fold == k
+            F = rbf_design(Xs[tr], Xs[tr], widths)
+            Fv = rbf_design(Xs[va], Xs[tr], widths)
+            sels.append(OrthogonalSelection(F, t[tr], F_val=Fv))
+            vals.append(t[va])
+        stopper = LookAheadStop()
+        m, max_m = 0, min(len(s.y) for s in sels)
+        while m < max_m:
+            if any(s.step() is None for s in sels):
+                break
+            m += 1
+            err = sum(
+                float(np.sum((v - s.val_prediction()) ** 2))
+                for s, v in zip(sels, vals, strict=True)
+            )
+            if stopper.update(m, err):
+                break
+        m_star = max(stopper.best_m, 1)
+        full = OrthogonalSelection(rbf_design(Xs, Xs, widths), t)
+        while full.m < m_star and full.step() is not None:
+            pass
+        self._set_linear(Xs[full.sel], widths, full.weights())
+        ctx.info.update(n_basis=full.m, cv_sse=stopper.best, cv_steps=m, widths=widths)
+
+
+# ------------------------------------------------------------------------ Orr's family
+def orr_radii(Xs: np.ndarray) -> np.ndarray:
+    """Orr's default radius per input dimension: the training range (rbf_fs_2)."""
+    r = Xs.max(0) - Xs.min(0)
+    return np.where(r > 0, r, 1.0)
+
+
+class OrrForward(_BasisMethod):
+    """ols-gcv-1 / rols-1: forward selection with MGS (A.10, A.12); optional global
+    lambda re-estimated one step per selection; Orr's wait/thresh stop on a GCV-like
+    criterion; the radius scale from ``scales`` chosen by the final criterion (A.14)."""
+
+    def __init__(
+        self,
+        criterion: str = "gcv",
+        score: str = "sse",
+        lam: float = 0.0,
+        reest: bool = False,
+        wait: int = 2,
+        thresh: float = 1e4,
+        scales: tuple[float, ...] = (0.25, 0.5, 1.0, 2.0, 4.0),
+        max_terms: int = 500,
+    ):
+        self.criterion, self.score, self.lam, self.reest = criterion, score, lam, reest
+        self.wait, self.thresh, self.scales, self.max_terms = wait, thresh, scales, max_terms
+
+    def _select(self, F, t):
+        sel = OrthogonalSelection(
+            F, t, lam=self.lam, score=self.score, criterion=self.criterion, reest=self.reest
+        )
+        stopper = OrrStop(self.wait, self.thresh)
+        m = run_selection(sel, stopper, min(self.max_terms, F.shape[1]))
+        lam = sel.lam_history[m - 1] if (self.reest and m) else self.lam
+        return sel, m, stopper.best, lam
+
+    def fit(self, X, y, ctx):
+        Xs, t = self._prepare(X, y)
+        base = orr_radii(Xs)
+        best = None
+        for s in self.scales:
+            widths = s * base
+            sel, m, value, lam = self._select(rbf_design(Xs, Xs, widths), t)
+            if best is None or value < best[3]:
+                best = (widths, sel, m, value, lam, s)
+        widths, sel, m, value, lam, s = best
+        self._set_linear(Xs[sel.sel[:m]], widths, sel.weights(m, lam))
+        ctx.info.update(n_basis=m, scale=s, widths=widths, criterion_value=value, **{"lambda": lam})
+
+
+class OrrRidge(_BasisMethod):
+    """ridge-1: global ridge on all N centres, lambda re-estimated to convergence from
+    several starts (A.7), the radius scale chosen by the final criterion (A.14)."""
+
+    def __init__(self, criterion: str = "gcv", scales=(0.25, 0.5, 1.0, 2.0, 4.0)):
+        self.criterion, self.scales = criterion, scales
+
+    def fit(self, X, y, ctx):
+        Xs, t = self._prepare(X, y)
+        base = orr_radii(Xs)
+        best = None
+        for s in self.scales:
+            fit = global_ridge(rbf_design(Xs, Xs, s * base), t, self.criterion)
+            if best is None or fit.value < best[0].value:
+                best = (fit, s)
+        fit, s = best
+        self._set_linear(Xs, s * base, fit.weights)
+        ctx.info.update(
+            n_basis=len(Xs),
+            scale=s,
+            widths=s * base,
+            criterion_value=fit.value,
+            gamma=fit.gamma,
+            **{"lambda": fit.lam},
+        )
+
+
+# ----------------------------------------------------------------------------- MDL-RVM
+class RvmMdl(_BayesMethod):
+    """rvm-mdl-1: fast RVM with a bias, one isotropic width chosen on a log10 grid by the
+    MDL-alpha (or MDL-w) code length of Anguita & Gagliolo (spec §3). One work unit = one
+    grid point."""
+
+    def __init__(
+        self,
+        criterion: str = "alpha",
+        log10_rho_min: float = -1.0,
+        log10_rho_max: float = 1.5,
+        step: float = 0.1,
+        delta_w: float = 0.1,
+        delta_alpha: float = 1.0,
+    ):
+        if criterion not in ("alpha", "w"):
+            raise ValueError(f"criterion must be 'alpha' or 'w', not {criterion!r}")
+        self.criterion = criterion
+        self.grid = np.round(np.arange(log10_rho_min, log10_rho_max + step / 2, step), 10)
+        self.delta_w, self.delta_alpha = delta_w, delta_alpha
+
+    def fit(self, X, y, ctx):
+        from .mdl import mdl_curve
+
+        Xs, t = self._prepare(X, y)
+        stop = _budget_stop(ctx)
+        grid = [g for i, g in enumerate(self.grid) if not stop(i)] or list(self.grid[:1])
+        pts = mdl_curve(Xs, t, np.array(grid), self.delta_w, self.delta_alpha)
+        key = (lambda p: p.mdl_alpha) if self.criterion == "alpha" else (lambda p: p.mdl_w)
+        best = min(pts, key=key)
+        widths = np.sqrt(2.0) * best.rho
+        st = best.state
+        self.centres, self.widths, self.bias, self.post = Xs, widths, True, st
+        self.keep = np.asarray(st.idx)
+        ctx.info.update(
+            n_basis=st.M,
+            rho=best.rho,
+            widths=widths,
+            alpha=st.alpha,
+            beta=st.beta,
+            mdl_curve={f"{np.log10(p.rho):.1f}": key(p) for p in pts},
+            n_rv_curve={f"{np.log10(p.rho):.1f}": p.n_rv for p in pts},
+        )
+
+    def _design(self, X):
+        return super()._design(X)[:, self.keep]
+
+
+# --------------------------------------------------------------------------------- SVM
+class Svm(_BasisMethod):
+    """svm-1: epsilon-SVR with the ARD Gaussian kernel ``exp(-sum_d (x_d - x'_d)^2 / r_d^2)``
+    at the ABF widths (Barrio et al. modified LIBSVM for per-dimension widths, §1.10),
+    C and epsilon by 5-fold CV on a log grid ([GUESS]: C in 10^-1..10^3, epsilon in
+    {0.01, 0.03, 0.1, 0.3} x std(t)). Engine: scikit-learn's SVR (libsvm) on inputs
+    divided by the widths, so its ``gamma = 1`` kernel is exactly the ARD kernel."""
+
+    def __init__(
+        self,
+        folds: int = 5,
+        C_grid=(0.1, 1.0, 10.0, 100.0, 1000.0),
+        eps_grid=(0.01, 0.03, 0.1, 0.3),
+        width_iterations: int = 100,
+        width_max_n: int = 2048,
+    ):
+        self.folds, self.C_grid, self.eps_grid = folds, tuple(C_grid), tuple(eps_grid)
+        self.width_iterations, self.width_max_n = width_iterations, width_max_n
+
+    def fit(self, X, y, ctx):
+        try:
+            from sklearn.model_selection import GridSearchCV, KFold
+            from sklearn.svm import SVR
+        except ImportError:
+            raise ImportError(
+                "svm-1 needs scikit-learn: pip install 'delve-bench[sklearn]'"
+            ) from None
+        Xs, t = self._prepare(X, y)
+        self.widths = self._abf_widths(Xs, t, ctx).widths
+        sd = float(np.std(t)) or 1.0
+        grid = {"C": list(self.C_grid), "epsilon": [e * sd for e in self.eps_grid]}
+        cv = KFold(self.folds, shuffle=True, random_state=int(ctx.rng.integers(2**31)))
+        search = GridSearchCV(
+            SVR(kernel="rbf", gamma=1.0), grid, cv=cv, scoring="neg_mean_squared_error"
+        )
+        search.fit(Xs / self.widths, t)
+        self.svr = search.best_estimator_
+        ctx.info.update(
+            n_basis=int(len(self.svr.support_)),
+            C=search.best_params_["C"],
+            epsilon=search.best_params_["epsilon"],
+            widths=self.widths,
+        )
+
+    def predict(self, X):
+        mean = self.svr.predict(self.scaling.inputs(X) / self.widths) + self.scaling.t_mean
+        return Prediction(mean=mean, median=mean)

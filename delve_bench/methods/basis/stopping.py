@@ -1,0 +1,43 @@
+"""Stopping rules for forward selection (one job each; all minimise a criterion).
+
+* :class:`OrrStop`: the "age" rule of Orr's ``rbf_fs_2`` (spec/rbf-ols.md A.13): a new
+  minimum must improve by more than 1/thresh; stop after ``wait`` non-improving steps;
+  the kept size is the last accepted minimum. ``wait=1, thresh=inf`` is "stop at the
+  first increase" (the OFR-LOO rule).
+* :class:`LookAheadStop`: Barrio et al.'s rule (spec/basis-selection.md §1.6.4): stop once
+  the size exceeds ``m_h + round(max(15, 0.3 m_h))``, ``m_h`` the best size so far; used
+  with the validation SSE for OLS's 5-fold CV (§1.9 [GUESS] b).
+"""
+
+from __future__ import annotations
+
+import math
+
+
+class OrrStop:
+    def __init__(self, wait: int = 2, thresh: float = 1e4):
+        self.wait, self.thresh = wait, thresh
+        self.best = math.inf
+        self.best_m = 0
+        self.age = 0
+
+    def update(self, m: int, value: float) -> bool:
+        """Record the criterion of the m-term model; True when selection should finish."""
+        factor = 1.0 if math.isinf(self.thresh) else (self.thresh - 1) / self.thresh
+        if m == 1 or value < self.best * factor:
+            self.best, self.best_m, self.age = value, m, 0
+        else:
+            self.age += 1
+        return self.age >= self.wait
+
+
+class LookAheadStop:
+    def __init__(self) -> None:
+        self.best = math.inf
+        self.best_m = 0
+
+    def update(self, m: int, value: float) -> bool:
+        if value < self.best:
+            self.best, self.best_m = value, m
+        k = math.floor(max(15.0, 0.3 * self.best_m) + 0.5)
+        return m > self.best_m + k

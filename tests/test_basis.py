@@ -1,0 +1,280 @@
+"""Identities and behaviour of the basis-function engine (spec/rbf-ols.md A.4, A.18,
+Part C; spec/basis-selection.md Appendix B, C, §5 B7/B13)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.stats import multivariate_normal
+
+from delve_bench.methods.basis.abf import log_ml_and_grad
+from delve_bench.methods.basis.criteria import loo_residuals, msc
+from delve_bench.methods.basis.design import rbf_design
+from delve_bench.methods.basis.evidence import EvidenceState
+from delve_bench.methods.basis.orthogonal import OrthogonalSelection
+from delve_bench.methods.basis.ridge import _Spectrum, global_ridge
+from delve_bench.methods.basis.rvm import fast_rvm, plain_rvm
+from delve_bench.methods.basis.ssge import EvidenceSearch, oscil, pta, sffs, stop_rule_k
+
+
+def _toy(n=60, seed=0, width=1.0):
+    rng = np.random.default_rng(seed)
+    x = np.sort(rng.uniform(-4, 4, n))[:, None]
+    y = (1 + x[:, 0] - 2 * x[:, 0] ** 2) * np.exp(-(x[:, 0] ** 2)) + 0.2 * rng.normal(size=n)
+    return x, y, rbf_design(x, x, width)
+
+
+# ------------------------------------------------------------------------ Orr, Part A
+def test_orr_worked_example_a4():
+    x = np.array([1.0, 2.0, 3.0])
+    y = np.array([1.1, 1.8, 3.1])
+    F = np.column_stack([np.ones(3), x])
+    sel = OrthogonalSelection(F, y)
+    sel.add(0)
+    sel.add(1)
+    assert np.allclose(sel.weights(), [0.0, 1.0], atol=1e-12)
+    assert sel.sse() == pytest.approx(0.06, abs=1e-12)
+    H = np.array(sel.Ht).T
+    P = np.eye(3) - H @ np.diag(1 / np.array(sel.kappa)) @ H.T
+    assert np.allclose(P, np.array([[1, -2, 1], [-2, 4, -2], [1, -2, 1]]) / 6)
+    A = F.T @ F
+    assert np.allclose(np.linalg.inv(A), [[7 / 3, -1], [-1, 0.5]])
+    assert sel.gamma() == pytest.approx(2.0)
+    sel3 = OrthogonalSelection(np.column_stack([F, x**2]), y)
+    for j in range(3):
+        sel3.add(j)
+    assert sel3.sse() == pytest.approx(0.0, abs=1e-12)
+
+
+def _forward_nonorth(F, y, steps):
+    """ORR A.9 FS-NONORTH, the O(p^2) oracle: projection-matrix forward selection."""
+    P = np.eye(len(y))
+    sel = []
+    for _ in range(steps):
+        PF = P @ F
+        num = (y @ PF) ** 2
+        den = np.einsum("np,np->p", F, PF)
+        score = np.where(den > 1e-10 * np.einsum("np,np->p", F, F), num / den, -np.inf)
+        score[sel] = -np.inf
+        J = int(np.argmax(score))
+        f = PF[:, J]
+        P = P - np.outer(f, f) / den[J]
+        sel.append(J)
+    H = F[:, sel]
+    return sel, np.linalg.lstsq(H, y, rcond=None)[0]
+
+
+def test_ols_equals_nonorthogonal_forward_selection():
+    _, y, F = _toy(width=0.5)
+    sel = OrthogonalSelection(F, y)
+    for _ in range(10):
+        sel.step()
+    ref_sel, ref_w = _forward_nonorth(F, y, 10)
+    assert sel.sel == ref_sel
+    assert np.allclose(sel.weights(), ref_w, rtol=1e-7, atol=1e-9)
+    assert sel.sse() == pytest.approx(float(np.sum((y - F[:, ref_sel] @ ref_w) ** 2)), rel=1e-8)
+
+
+def test_rols_lambda_zero_is_ols_and_rols_identities():
+    _, y, F = _toy(seed=1)
+    ols = OrthogonalSelection(F, y, lam=0.0)
+    rols0 = OrthogonalSelection(F, y, lam=0.0, score="cost")
+    for _ in range(10):
+        ols.step()
+        rols0.step()
+    assert ols.sel == rols0.sel  # (7.9) and (7.10) coincide at lambda = 0
+    lam = 0.3
+    r = OrthogonalSelection(F, y, lam=lam)
+    for _ in range(10):
+        r.step()
+    H = F[:, r.sel]
+    U = np.array([row[r.sel] for row in r.coef])
+    w_ref = np.linalg.solve(H.T @ H + lam * U.T @ U, H.T @ y)
+    assert np.allclose(r.weights(), w_ref, rtol=1e-8, atol=1e-10)
+    assert r.sse() == pytest.approx(float(np.sum((y - H @ w_ref) ** 2)), rel=1e-9)
+    Pm = np.eye(len(y)) - H @ np.linalg.solve(H.T @ H + lam * U.T @ U, H.T)
+    assert r.gamma() == pytest.approx(len(y) - np.trace(Pm), rel=1e-9)
+
+
+def test_loo_closed_form_equals_brute_force():
+    _, y, F = _toy(n=30, seed=2)
+    H = F[:, ::3]
+    lam = np.linspace(0.01, 0.5, H.shape[1])
+    fast = loo_residuals(H, y, lam)
+    brute = np.empty(len(y))
+    for i in range(len(y)):
+        k = np.arange(len(y)) != i
+        w = np.linalg.solve(H[k].T @ H[k] + np.diag(lam), H[k].T @ y[k])
+        brute[i] = y[i] - H[i] @ w
+    assert np.allclose(fast, brute, rtol=1e-8, atol=1e-10)
+
+
+def test_eta_loo_in_the_orthogonal_basis_equals_brute_force():
+    _, y, F = _toy(n=30, seed=3)
+    lam = 0.05
+    sel = OrthogonalSelection(F, y, lam=lam, score="loo", criterion="loo")
+    for _ in range(5):
+        sel.step()
+    W = np.array(sel.Ht).T  # fixed orthogonal regressors, ridge lambda on their weights
+    brute = np.empty(len(y))
+    for i in range(len(y)):
+        k = np.arange(len(y)) != i
+        g = np.linalg.solve(W[k].T @ W[k] + lam * np.eye(W.shape[1]), W[k].T @ y[k])
+        brute[i] = y[i] - W[i] @ g
+    assert np.allclose(sel.e / sel.eta, brute, rtol=1e-8, atol=1e-10)
+    assert sel.loo_mse() == pytest.approx(np.mean(brute**2), rel=1e-9)
+
+
+def test_gcv_reestimation_fixed_point_is_gcv_minimum():
+    _, y, F = _toy(n=50, seed=4, width=0.5)
+    fit = global_ridge(F, y, "gcv", thresh=1e15)
+    spec = _Spectrum(F, y)
+    grid = fit.lam * np.exp(np.linspace(-0.5, 0.5, 41))
+    vals = [spec.value(lam, "gcv") for lam in grid]
+    assert fit.value <= min(vals) + 1e-12 * abs(fit.value)
+    A = F.T @ F + fit.lam * np.eye(F.shape[1])
+    assert np.allclose(fit.weights, np.linalg.solve(A, F.T @ y), rtol=1e-6, atol=1e-8)
+    S = float(np.sum((y - F @ fit.weights) ** 2))
+    P = np.eye(len(y)) - F @ np.linalg.solve(A, F.T)
+    assert fit.value == pytest.approx(msc("gcv", S, len(y) - np.trace(P), len(y)), rel=1e-6)
+
+
+# --------------------------------------------------------------- Barrio, Appendix B/C
+def test_rank_one_updates_equal_recomputation():
+    rng = np.random.default_rng(5)
+    B = rng.normal(size=(40, 25))
+    t = rng.normal(size=40)
+    st = EvidenceState(B, t, beta=2.0, track_R=True)
+
+    def fresh():
+        r = EvidenceState(B, t, beta=st.beta, track_R=True)
+        r.idx, r.alpha = list(st.idx), st.alpha.copy()
+        r.recompute()
+        return r
+
+    for i, a in [(3, 0.5), (7, 1.2), (11, 0.3), (20, 2.0)]:
+        st.add(i, a)  # eqs. 28, 32-37
+    st.delete(1)  # eqs. 40, 44-46 (Sigma_ii^2 in 46)
+    ref = fresh()
+    for name in ("Sigma", "mu", "S", "Q", "R"):
+        assert np.allclose(getattr(st, name), getattr(ref, name), rtol=1e-9, atol=1e-12), name
+    st.reestimate(0, 5.0)
+    ref = fresh()
+    for name in ("Sigma", "mu", "S", "Q"):
+        assert np.allclose(getattr(st, name), getattr(ref, name), rtol=1e-9, atol=1e-12), name
+    assert st.logdet_Sigma == pytest.approx(ref.logdet_Sigma, rel=1e-10)
+    Phi = B[:, st.idx]
+    C = np.eye(40) / st.beta + (Phi / st.alpha) @ Phi.T
+    Ci = np.linalg.inv(C)
+    assert np.allclose(st.S, np.einsum("np,nk,kp->p", B, Ci, B), rtol=1e-9)  # eq. 25
+    assert np.allclose(st.Q, B.T @ Ci @ t, rtol=1e-9)  # eq. 26
+    assert np.allclose(Ci @ t, st.beta * (t - Phi @ st.mu))  # Appendix B
+    lml = multivariate_normal(np.zeros(40), C).logpdf(t)
+    assert st.log_marginal() == pytest.approx(lml, rel=1e-10)
+
+
+def _toy_ssge(seed=3, n=150):
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-10, 10, size=(n, 1))
+    c = x[rng.choice(n, 20, replace=False)]
+    f = rbf_design(x, c, np.sqrt(2)) @ rng.normal(scale=np.sqrt(2.5), size=20)
+    return rbf_design(x, x, np.sqrt(2)), f + rng.normal(scale=np.sqrt(0.05), size=n)
+
+
+def test_ssge_evidence_increments_are_exact():
+    B, t = _toy_ssge()
+    s = EvidenceSearch(B, t)
+    for _ in range(8):
+        before = s.log_ev
+        alpha, beta = s.alpha, s.st.beta
+        sc = s.add_scores()
+        i = int(np.argmax(sc))
+        probe = s.st.copy()
+        probe.add(i, alpha)
+        probe.recompute()
+        search_probe = EvidenceSearch.__new__(EvidenceSearch)
+        search_probe.__dict__.update(s.__dict__, st=probe)
+        assert search_probe.log_evidence() - before == pytest.approx(sc[i] / 2, abs=1e-8)
+        assert probe.beta == beta
+        s.add_best()
+        s.st.recompute()
+        assert s.log_ev == pytest.approx(s.log_evidence(), abs=1e-8)
+    rs = s.remove_scores()
+    j = int(np.argmax(rs))
+    before = s.log_ev
+    probe = s.st.copy()
+    probe.delete(j)
+    probe.recompute()
+    search_probe = EvidenceSearch.__new__(EvidenceSearch)
+    search_probe.__dict__.update(s.__dict__, st=probe)
+    assert search_probe.log_evidence() - before == pytest.approx(rs[j] / 2, abs=1e-6)
+
+
+def test_ssge_stopping_rule_and_strategies():
+    B, t = _toy_ssge()
+    fs = pta(EvidenceSearch(B, t), 1, 0)
+    m_h = fs.state.M
+    assert fs.adds == m_h + stop_rule_k(m_h) + 1  # B13, exact for one run
+    assert fs.removes == 0
+    os_ = oscil(EvidenceSearch(B, t), 5)
+    assert os_.state.M == m_h  # B7
+    assert os_.log_ev >= fs.log_ev
+    sf = sffs(EvidenceSearch(B, t))
+    p21 = pta(EvidenceSearch(B, t), 2, 1)
+    assert sf.log_ev >= fs.log_ev  # B4: SFFS reaches the highest evidence
+    assert sf.state.M <= fs.state.M
+    assert p21.removes > 0 and p21.adds == p21.removes * 2 + 1  # plus-2-take-away-1 cycles
+
+
+def test_fast_rvm_matches_plain_rvm():
+    x = np.linspace(-10, 10, 120)[:, None]
+    rng = np.random.default_rng(6)
+    t = np.sinc(x[:, 0] / np.pi) + 0.1 * rng.normal(size=120)
+    B = rbf_design(x, x, 3.0)
+    fast, plain = fast_rvm(B, t), plain_rvm(B, t)
+    assert fast.converged and plain.converged
+    assert fast.state.M < 20 and plain.state.M < 20
+    assert fast.state.log_marginal() == pytest.approx(plain.state.log_marginal(), abs=1.0)
+    assert 1 / np.sqrt(fast.state.beta) == pytest.approx(0.1, rel=0.3)
+    s, q = fast.state.sparsity_quality()  # at convergence no excluded BF is relevant
+    out = ~fast.state.in_model()
+    assert np.all(q[out] ** 2 - s[out] <= 1e-6 * np.abs(s[out]).max())
+
+
+def test_abf_gradient_by_finite_differences():
+    rng = np.random.default_rng(7)
+    X = rng.uniform(-1, 1, size=(25, 3))
+    t = np.sin(3 * X[:, 0]) + 0.1 * rng.normal(size=25)
+    th = np.log([0.5, 20.0, 0.7, 1.3, 2.0])
+    _, g = log_ml_and_grad(th, X, t)
+    h = 1e-6
+    fd = [
+        (log_ml_and_grad(th + h * e, X, t)[0] - log_ml_and_grad(th - h * e, X, t)[0]) / (2 * h)
+        for e in np.eye(5)
+    ]
+    assert np.allclose(g, fd, rtol=1e-5, atol=1e-6)
+
+
+# ------------------------------------------------------------------- real DELVE data
+@pytest.mark.parametrize(
+    "method", ["rvm-1", "ssge-pta21-1", "ols-gcv-1", "rols-1", "ridge-1", "ofr-loo-1"]
+)
+def test_methods_run_on_kin8nm(method, tmp_path):
+    data = os.environ.get("DELVE_DATA_PATH")
+    if not data:
+        pytest.skip("DELVE_DATA_PATH is not set")
+    cli = [str(Path(sys.executable).parent / "delve"), "--root", str(tmp_path)]
+    args = ["run", method, "kin-8nm/std.64", "--instances", "0", "--budget-mode", "work", "-q"]
+    subprocess.run(cli + args, check=True, capture_output=True)
+    d = Path(tmp_path, "results", method, "kin-8nm", "dist", "std.64", "0")
+    meta = json.loads((d / "meta.json").read_text())
+    assert meta["status"] == "ok"
+    assert 1 <= meta["info"]["n_basis"] <= 64
+    losses = np.loadtxt(d / "losses.csv", delimiter=",", skiprows=1, usecols=(1,))
+    assert np.all(np.isfinite(losses))
