@@ -32,6 +32,11 @@ Readings of the §11 items (#8, #9), all [G] recommendations of the spec:
 Non-finite values: an evaluation returning ``f = +inf`` or NaN (e.g. a covariance matrix
 that is not positive definite, spec §11 #21) is treated as ``+inf`` and the line search
 backtracks towards the last finite point; the minimiser never raises on it.
+
+Lazy gradients: ``fun`` may return the gradient as a zero-argument callable. The line
+search calls it only when it needs the slope, which it does not at a point rejected on its
+value alone (the quadratic backtracking step ignores the slope). The iterates are the
+same as with eager gradients; each call of ``fun`` counts as one evaluation either way.
 """
 
 from __future__ import annotations
@@ -49,7 +54,9 @@ EXT = 3.0  # extrapolate at most to EXT times the current step
 MAX = 20  # evaluations per line search
 RATIO = 100.0  # cap on the slope-ratio step multiplier
 
-FunGrad = Callable[[np.ndarray], tuple[float, np.ndarray]]
+#: ``fun(x) -> (f, g)``; ``g`` may be a zero-argument callable returning the gradient,
+#: which the line search then calls only when it needs the slope (a lazy gradient)
+FunGrad = Callable[[np.ndarray], tuple[float, "np.ndarray | Callable[[], np.ndarray]"]]
 
 
 class BudgetLike(Protocol):
@@ -99,14 +106,53 @@ class CGResult:
     trace: list[float] = field(default_factory=list)
 
 
-def _safe_eval(fun: FunGrad, x: np.ndarray) -> tuple[float, np.ndarray]:
-    """Evaluate, mapping NaN or a non-finite gradient to ``f = +inf`` (a rejected point)."""
-    f, g = fun(x)
-    f = float(f)
-    g = np.asarray(g, dtype=float)
-    if not np.isfinite(f) or not np.all(np.isfinite(g)):
-        return np.inf, np.zeros_like(x)
-    return f, g
+class _Point:
+    """One evaluated point ``x0 + z s`` of a line search. The gradient (and so the slope
+    ``d``) is fetched only when the line search needs it: ``fun`` may return it as a
+    zero-argument callable (a lazy gradient), which saves its cost at points rejected on
+    their value alone. A non-finite value or gradient makes the point ``f = +inf``."""
+
+    __slots__ = ("z", "f", "_g", "_d", "s")
+
+    def __init__(self, fun: FunGrad, x0: np.ndarray, s: np.ndarray, z) -> None:
+        self.z, self.s = np.float64(z), s
+        f, g = fun(x0 + self.z * s)
+        self.f = np.float64(f)
+        self._g, self._d = g, None
+        if not np.isfinite(self.f):
+            self.f, self._g, self._d = np.float64(np.inf), np.zeros_like(x0), np.float64(np.inf)
+
+    @classmethod
+    def known(cls, f, g: np.ndarray, d) -> _Point:
+        p = cls.__new__(cls)
+        p.z, p.f, p._g, p._d, p.s = np.float64(0.0), np.float64(f), g, np.float64(d), None
+        return p
+
+    @property
+    def g(self) -> np.ndarray:
+        if callable(self._g):
+            self._g = self._g()
+        g = np.asarray(self._g, dtype=float)
+        if not np.all(np.isfinite(g)):
+            g = np.zeros_like(g)
+            self.f, self._d = np.float64(np.inf), np.float64(np.inf)
+        self._g = g
+        return g
+
+    @property
+    def d(self):
+        if self._d is None:
+            g = self.g
+            if self._d is None:
+                self._d = np.float64(g @ self.s)
+        return self._d
+
+
+def _evaluate(fun: FunGrad, x: np.ndarray) -> tuple[float, np.ndarray]:
+    """``(f, g)`` with a lazy gradient resolved; non-finite values mean ``f = +inf``."""
+    p = _Point(fun, x, np.zeros_like(x), 0.0)
+    g = p.g
+    return float(p.f), g
 
 
 def _bad(v: float) -> bool:
@@ -134,28 +180,25 @@ def line_search(
 
 
 def _lns(fun, x0, f1, g1, s, z, max_evals, faithful):
-    """Body of :func:`line_search`; all scalars are numpy float64 so that 1/0 is inf."""
+    """Body of :func:`line_search`; all scalars are numpy float64 so that 1/0 is inf.
+    The variable names follow the C code: point 2 is the current point (``p2``), point 3
+    the other interpolation point at ``z3`` relative to point 2."""
     d1 = np.float64(g1 @ s)
-    best = (f1, np.float64(0.0), g1, d1)  # f, z, g, d of the lowest point so far
-
-    def at(zz):
-        f, g = _safe_eval(fun, x0 + zz * s)
-        return np.float64(f), g, np.float64(g @ s) if np.isfinite(f) else np.float64(np.inf)
-
-    evals = 0
-    f2, g2, d2 = at(z)
-    evals += 1
-    if f2 < best[0]:
-        best = (f2, z, g2, d2)
+    best = _Point.known(f1, g1, d1)  # the lowest point so far
+    p2 = _Point(fun, x0, s, z)
+    evals = 1
+    if p2.f < best.f:
+        best = p2
     f3, d3, z3 = f1, d1, -z  # point 3 := point 1, position relative to point 2
     lim = -1.0
     while evals < max_evals:
-        # tighten the bracket while (b) or (a2) is violated
-        while (f2 > f1 + z * RHO * d1 or d2 > -SIG * d1) and evals < max_evals:
+        # tighten the bracket while (b) or (a2) is violated; d2 is not needed when (b) fails
+        while (p2.f > f1 + z * RHO * d1 or p2.d > -SIG * d1) and evals < max_evals:
             lim = z
-            if f2 > f1:  # quadratic fit, ignoring d2 (may be misleading far out)
-                z2 = z3 - (0.5 * d3 * z3 * z3) / (d3 * z3 + f2 - f3)
+            if p2.f > f1:  # quadratic fit, ignoring d2 (may be misleading far out)
+                z2 = z3 - (0.5 * d3 * z3 * z3) / (d3 * z3 + p2.f - f3)
             else:  # cubic fit using f2, d2, f3, d3
+                f2, d2 = p2.f, p2.d
                 A = 6 * (f2 - f3) / z3 + 3 * (d2 + d3)
                 B = 3 * (f3 - f2) - z3 * (d3 + 2 * d2)
                 z2 = (np.sqrt(B * B - A * d2 * z3 * z3) - B) / A
@@ -164,18 +207,19 @@ def _lns(fun, x0, f1, g1, s, z, max_evals, faithful):
             z2 = min(z2, INT * z3)  # z3 < 0: move at least 10% towards point 3 ...
             z2 = max(z2, (1 - INT) * z3)  # ... but not within 10% of it
             z += z2
-            f2, g2, d2 = at(z)
+            p2 = _Point(fun, x0, s, z)
             evals += 1
-            if f2 < best[0]:
-                best = (f2, z, g2, d2)
+            if p2.f < best.f:
+                best = p2
             z3 -= z2  # point 3 stays; re-express relative to the new point 2
         # check (a1); with the loop exit this is the full Wolfe–Powell test (fix #9)
+        f2, d2 = p2.f, p2.d
         if faithful:
             ok = d2 > SIG * d1
         else:
             ok = f2 <= f1 + z * RHO * d1 and abs(d2) <= -SIG * d1
         if ok:
-            return _result(True, f1, d1, z, f2, d2, evals), x0 + z * s, g2
+            return _result(True, f1, d1, z, f2, d2, evals), x0 + z * s, p2.g
         if evals >= max_evals:
             break
         # extrapolate: the slope is still strongly negative
@@ -194,14 +238,17 @@ def _lns(fun, x0, f1, g1, s, z, max_evals, faithful):
             z2 = (lim - z) * (1 - INT)
         f3, d3, z3 = f2, d2, -z2  # point 3 := old point 2
         z += z2
-        f2, g2, d2 = at(z)
+        p2 = _Point(fun, x0, s, z)
         evals += 1
-        if f2 < best[0]:
-            best = (f2, z, g2, d2)
+        if p2.f < best.f:
+            best = p2
     if faithful:
-        return _result(False, f1, d1, z, f2, d2, evals), x0 + z * s, g2
-    fb, zb, gb, db = best
-    return _result(False, f1, d1, zb, fb, db, evals), x0 + zb * s, gb
+        g2 = p2.g
+        return _result(False, f1, d1, z, p2.f, p2.d, evals), x0 + z * s, g2
+    gb = best.g
+    if not np.isfinite(best.f):  # its lazy gradient turned out non-finite: stay at x0
+        best, gb = _Point.known(f1, g1, d1), g1
+    return _result(False, f1, d1, best.z, best.f, best.d, evals), x0 + best.z * s, gb
 
 
 def _result(ok, f0, d0, z, f, d, evals) -> LineSearch:
@@ -220,7 +267,7 @@ class ConjugateGradient:
         self.fun = fun
         self.faithful = faithful
         self.x = np.array(x0, dtype=float)
-        self.f, self.g = _safe_eval(fun, self.x)
+        self.f, self.g = _evaluate(fun, self.x)
         if not np.isfinite(self.f):
             raise ValueError("cg: the objective is not finite at the start point")
         self.evals = 1

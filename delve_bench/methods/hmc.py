@@ -4,7 +4,8 @@
 The one HMC sampler of the package, shared by gp-mc-1 (GP hyperparameters: one leapfrog
 step, persistence 0.95) and mlp-mc-1 (network weights: 100 steps, window 10, per-weight
 step sizes, persistence 0.95). It knows nothing about either model: it samples from
-``exp(-E(x))`` given a function returning ``(E, dE/dx)``. ``E = +inf`` (or NaN) marks an
+``exp(-E(x))`` given a function returning ``(E, dE/dx)`` (the gradient may be a
+zero-argument callable, as for :mod:`.cg`). ``E = +inf`` (or NaN) marks an
 impossible state (e.g. a covariance that is not positive definite, spec §11 #21): the
 trajectory is rejected, never an exception.
 
@@ -48,7 +49,9 @@ EnergyGrad = Callable[[np.ndarray], tuple[float, np.ndarray]]
 def _safe_eval(energy: EnergyGrad, x: np.ndarray) -> tuple[float, np.ndarray]:
     E, g = energy(x)
     E = float(E)
-    g = np.asarray(g, dtype=float)
+    if not np.isfinite(E):
+        return np.inf, np.zeros_like(x)
+    g = np.asarray(g() if callable(g) else g, dtype=float)  # a lazy gradient is resolved
     if not np.isfinite(E) or not np.all(np.isfinite(g)):
         return np.inf, np.zeros_like(x)
     return E, g
