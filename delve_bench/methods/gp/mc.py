@@ -21,11 +21,16 @@ A: the exact mixture median (§11 #17; ``faithful_median=True``: median of 11 dr
 component). L: log mixture density after the C code's widening heuristic: when the sum of
 the 26 predictive standard deviations is below the spread of the central 2/3 of the 26
 means (21st minus 4th smallest), all variances are scaled up to match (§9.2, §11 #22).
+
+The sampler runs with one BLAS thread whatever the caller set: its budget is process CPU
+time, which threads only inflate (spec §5 [G]), and threaded BLAS is many times slower on
+the small matrices of the smaller tasks.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ..base import FitContext, GaussianMixture, Method, Prediction
 from ..hmc import HMC
@@ -97,26 +102,26 @@ class GpMc(Method):
         it = 0
         rec_iter, rec_theta, rec_E, rec_time = [], [], [], []
         rejects_at_save = []
-        while len(rec_iter) < self.saves:
-            sampler.trajectory()
-            sampler.refresh_momentum()
-            it += 1
-            now = float(it) if clock is None else clock()
-            # one record per save time passed (several if one iteration spans them)
-            while len(rec_iter) < self.saves and now >= (len(rec_iter) + 1) * T / self.saves:
-                rec_iter.append(it)
-                rec_theta.append(sampler.x.copy())
-                rec_E.append(sampler.E)
-                rec_time.append(now)
-                rejects_at_save.append(1.0 - sampler.acceptance_rate)
-            ctx.progress(min(1.0, now / T))
+        # one BLAS thread: the budget is process CPU time, which threads only inflate, and
+        # threaded BLAS is many times slower on the small matrices of HMC (spec §5 [G])
+        with threadpool_limits(1):
+            while len(rec_iter) < self.saves:
+                sampler.trajectory()
+                sampler.refresh_momentum()
+                it += 1
+                now = float(it) if clock is None else clock()
+                # one record per save time passed (several if one iteration spans them)
+                while len(rec_iter) < self.saves and now >= (len(rec_iter) + 1) * T / self.saves:
+                    rec_iter.append(it)
+                    rec_theta.append(sampler.x.copy())
+                    rec_E.append(sampler.E)
+                    rec_time.append(now)
+                    rejects_at_save.append(1.0 - sampler.acceptance_rate)
+                ctx.progress(min(1.0, now / T))
         rec_iter = np.array(rec_iter)
         first = int(np.ceil(self.saves / 3.0))  # first scheduled time >= T/3 (record 13 of 39)
-        chosen = (
-            first
-            - 1
-            + select_records(rec_iter[first - 1 :], rec_iter[first - 1], rec_iter[-1], self.used)
-        )
+        tail = rec_iter[first - 1 :]
+        chosen = first - 1 + select_records(tail, tail[0], tail[-1], self.used)
         self.thetas = np.array(rec_theta)[chosen]
         self.X, self.y = X, y
         self.rng = ctx.rng
