@@ -126,3 +126,22 @@ def test_failed_line_search_returns_best_point_unless_faithful():
     assert ls_f.success and ls_f.f > f0 and not ls_f.wolfe_powell()
     ls_f, x_f, _ = cg.line_search(fg, x0, f0, g0, s, 1e3, max_evals=1, faithful=True)
     assert not ls_f.success and ls_f.f > f0  # and on failure it stays at the last point
+
+
+def test_lazy_gradient_gives_the_same_iterates_with_fewer_gradients():
+    calls = {"g": 0}
+
+    def lazy(x):
+        f, g = rosenbrock(x)
+
+        def grad():
+            calls["g"] += 1
+            return g
+
+        return f, grad
+
+    eager = cg.minimize(rosenbrock, np.zeros(10), max_evals=400)
+    res = cg.minimize(lazy, np.zeros(10), max_evals=400)
+    np.testing.assert_array_equal(res.x, eager.x)
+    assert res.evals == eager.evals and res.trace == eager.trace
+    assert calls["g"] < res.evals  # points rejected on their value need no gradient
