@@ -1,0 +1,81 @@
+"""gp-map-1: the GP with MAP hyperparameters found by conjugate gradients
+(spec/methods-thesis.md §9.1; thesis §4.5, C ``gp-map.c``).
+
+A single CG run (:mod:`..cg`, §6) from the thesis' initial values, no restarts, minimising
+the negative log posterior of :mod:`.model`. Stopping (spec §11 #12): the thesis' "about
+150 function and gradient evaluations" (``max_evals``), or two consecutive failed line
+searches. Budget modes: ``work`` -- the budget's work units are evaluations (the YAML
+gives 150); ``cpu`` -- ``max_evals`` evaluations with the budget's CPU seconds as an
+additional cap, checked between line searches. The final hyperparameters are the last CG
+point, which with the non-faithful line search is also the best one found.
+
+Predictions are the Gaussian N(mu, s^2) of §8.5 (s^2 includes the noise). A: the exact
+median mu (§11 #13); ``faithful_median=True`` gives the C code's median of 11 draws.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import FitContext, Gaussian, Method, Prediction
+from ..cg import minimize
+from ..mixture import sampled_median
+from .model import GPObjective, Hyper, Posterior, initial_theta
+
+
+class GpMap(Method):
+    """gp-map-1 (see the module docstring)."""
+
+    losses = ("S", "A", "L")
+
+    def __init__(
+        self,
+        max_evals: int = 150,
+        faithful_median: bool = False,
+        faithful_line_search: bool = False,
+    ):
+        self.max_evals = int(max_evals)
+        self.faithful_median = faithful_median
+        self.faithful_line_search = faithful_line_search
+
+    def fit(self, X: np.ndarray, y: np.ndarray, ctx: FitContext) -> None:
+        obj = GPObjective(X, y)
+        budget = ctx.budget
+        if budget.mode == "work":
+            max_evals = int(budget.work) if budget.work is not None else self.max_evals
+            cap = None
+        else:
+            max_evals, cap = self.max_evals, budget
+
+        def progress(cg, ls) -> bool:
+            ctx.progress(min(1.0, cg.evals / max_evals))
+            return False
+
+        res = minimize(
+            obj,
+            initial_theta(X.shape[1]),
+            max_evals=max_evals,
+            budget=cap,
+            callback=progress,
+            faithful=self.faithful_line_search,
+        )
+        self.theta = res.x
+        self.post = Posterior.fit(X, y, res.x)
+        self.rng = ctx.rng
+        ctx.info.update(
+            evaluations=res.evals,
+            iterations=res.iterations,
+            failed_line_searches=res.failed_line_searches,
+            stop=res.status,
+            neg_log_posterior=res.f,
+            theta=res.x,
+            hyper=Hyper.from_theta(res.x).as_dict(),
+        )
+
+    def predict(self, X: np.ndarray) -> Prediction:
+        mu, var = self.post.predict(X)
+        if self.faithful_median:
+            median = sampled_median(mu[:, None], var[:, None], self.rng)
+        else:
+            median = mu
+        return Prediction(mean=mu, median=median, density=Gaussian(mu, var))

@@ -1,0 +1,158 @@
+"""gp-mc-1: the GP with its hyperparameters integrated out by hybrid Monte Carlo
+(spec/methods-thesis.md §9.2; thesis §4.6, C ``gp-mc.c``, ``leapfrog.c``, ``gp-pred.c``).
+
+Sampler (:mod:`..hmc`): Horowitz' persistent HMC on ``theta`` with one leapfrog step per
+proposal, step ``eps = 0.5 / sqrt(n)`` for every hyperparameter, unit masses, momentum
+starting at 0; a rejection restores the state *and its gradient* (§11 #10) and negates the
+momentum; then the momentum is partially refreshed, ``p <- 0.95 p + sqrt(1 - 0.95^2) nu``.
+The energy is the negative log posterior of :mod:`.model`.
+
+Run length ``T`` and the save schedule: 39 records at equal intervals ``T/39`` of the run's
+clock; prediction uses 26 of them spread evenly by iteration index from the first record
+at or after ``T/3`` to the last (the thesis' selection code), i.e. the last two thirds.
+The clock is process CPU time in ``cpu`` mode (30 s per training case on the 1996 machine,
+scaled by ``--time-scale``) and the iteration count in ``work`` mode, where the budget's
+work units are iterations *at n = 64*: ``iterations = work (64/n)^2``, because time grows
+as n and an iteration costs n^3 (spec §10 [G], "about 20000 iterations at n = 64"); [G]
+at least ``min_iterations`` so that large n still moves away from the start.
+
+Prediction: the equal-weight mixture of the 26 Gaussians of §8.5. S: the mixture mean.
+A: the exact mixture median (§11 #17; ``faithful_median=True``: median of 11 draws per
+component). L: log mixture density after the C code's widening heuristic: when the sum of
+the 26 predictive standard deviations is below the spread of the central 2/3 of the 26
+means (21st minus 4th smallest), all variances are scaled up to match (§9.2, §11 #22).
+
+The sampler runs with one BLAS thread whatever the caller set: its budget is process CPU
+time, which threads only inflate (spec §5 [G]), and threaded BLAS is many times slower on
+the small matrices of the smaller tasks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from ..base import FitContext, GaussianMixture, Method, Prediction
+from ..hmc import HMC
+from ..mixture import mixture_median, sampled_median
+from .model import GPObjective, Hyper, Posterior, initial_theta
+
+
+def select_records(iters: np.ndarray, low: int, high: int, k: int) -> np.ndarray:
+    """The thesis' choice of ``k`` records between iteration indices ``low`` and ``high``:
+    for l = 0..k-1 the first record whose index is >= ``low + floor(l (high-low)/(k-1))``.
+    ``iters`` is the sorted iteration index of every record; returns record positions."""
+    targets = low + (np.arange(k) * (high - low)) // max(k - 1, 1)
+    return np.searchsorted(iters, targets, side="left")
+
+
+def widen(means: np.ndarray, vars: np.ndarray) -> np.ndarray:
+    """The ``gp-pred`` widening of the predictive variances (rows = test cases)."""
+    k = means.shape[1]
+    srt = np.sort(means, axis=1)
+    lo, hi = max(k // 6, 1), max(5 * k // 6, 1)  # 1-based order statistics; select(.,0)=min
+    spread = srt[:, hi - 1] - srt[:, lo - 1]
+    ssd = np.sqrt(vars).sum(1)
+    factor = np.ones(len(means))
+    small = (spread > 0) & (ssd < spread)  # guards the C code's division by a zero spread
+    factor[small] = (spread[small] / ssd[small]) ** 2
+    return vars * factor[:, None]
+
+
+class GpMc(Method):
+    """gp-mc-1 (see the module docstring)."""
+
+    losses = ("S", "A", "L")
+
+    def __init__(
+        self,
+        step: float = 0.5,
+        persistence: float = 0.95,
+        saves: int = 39,
+        used: int = 26,
+        work_reference_n: int = 64,
+        min_iterations: int = 1000,
+        faithful_median: bool = False,
+    ):
+        self.step = float(step)
+        self.persistence = float(persistence)
+        self.saves = int(saves)
+        self.used = int(used)
+        self.work_reference_n = int(work_reference_n)
+        self.min_iterations = int(min_iterations)
+        self.faithful_median = faithful_median
+
+    def iterations_for(self, n: int, work: int) -> int:
+        """Work-mode iteration count for ``n`` training cases."""
+        return max(self.min_iterations, int(round(work * (self.work_reference_n / n) ** 2)))
+
+    def fit(self, X: np.ndarray, y: np.ndarray, ctx: FitContext) -> None:
+        n = len(y)
+        obj = GPObjective(X, y)
+        eps = self.step / np.sqrt(n)
+        sampler = HMC(
+            obj, initial_theta(X.shape[1]), ctx.rng, eps, n_steps=1, persistence=self.persistence
+        )
+        budget = ctx.budget
+        if budget.mode == "cpu" and budget.cpu_seconds:
+            T, clock = float(budget.cpu_seconds), budget.used_cpu
+        else:
+            T = float(self.iterations_for(n, budget.work or 20000))
+            clock = None
+        it = 0
+        rec_iter, rec_theta, rec_E, rec_time = [], [], [], []
+        rejects_at_save = []
+        # one BLAS thread: the budget is process CPU time, which threads only inflate, and
+        # threaded BLAS is many times slower on the small matrices of HMC (spec §5 [G])
+        with threadpool_limits(1):
+            while len(rec_iter) < self.saves:
+                sampler.trajectory()
+                sampler.refresh_momentum()
+                it += 1
+                now = float(it) if clock is None else clock()
+                # one record per save time passed (several if one iteration spans them)
+                while len(rec_iter) < self.saves and now >= (len(rec_iter) + 1) * T / self.saves:
+                    rec_iter.append(it)
+                    rec_theta.append(sampler.x.copy())
+                    rec_E.append(sampler.E)
+                    rec_time.append(now)
+                    rejects_at_save.append(1.0 - sampler.acceptance_rate)
+                ctx.progress(min(1.0, now / T))
+        rec_iter = np.array(rec_iter)
+        first = int(np.ceil(self.saves / 3.0))  # first scheduled time >= T/3 (record 13 of 39)
+        tail = rec_iter[first - 1 :]
+        chosen = first - 1 + select_records(tail, tail[0], tail[-1], self.used)
+        self.thetas = np.array(rec_theta)[chosen]
+        self.X, self.y = X, y
+        self.rng = ctx.rng
+        final = Hyper.from_theta(sampler.x)
+        used_h = [Hyper.from_theta(t) for t in self.thetas]
+        ctx.info.update(
+            iterations=it,
+            evaluations=sampler.evals,
+            step_size=eps,
+            acceptance_rate=sampler.acceptance_rate,
+            rejection_rate_at_saves=rejects_at_save,
+            run_length={"clock": "cpu_seconds" if clock else "iterations", "T": T},
+            records_used=chosen + 1,
+            record_iterations=rec_iter,
+            record_energies=rec_E,
+            hyper=final.as_dict(),
+            length_scales_mean_used=np.mean([h.as_dict()["length_scales"] for h in used_h], 0),
+            theta_used=self.thetas,
+        )
+
+    def predict(self, X: np.ndarray) -> Prediction:
+        mus, vs = [], []
+        for theta in self.thetas:
+            mu, var = Posterior.fit(self.X, self.y, theta).predict(X)
+            mus.append(mu)
+            vs.append(var)
+        means, vars = np.stack(mus, 1), np.stack(vs, 1)
+        k = means.shape[1]
+        if self.faithful_median:
+            median = sampled_median(means, vars, self.rng)
+        else:
+            median = mixture_median(means, vars)
+        density = GaussianMixture(means, widen(means, vars), np.full(k, 1.0 / k))
+        return Prediction(mean=means.mean(1), median=median, density=density)

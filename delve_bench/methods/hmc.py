@@ -1,0 +1,213 @@
+"""Hybrid (Hamiltonian) Monte Carlo on a flat parameter vector (spec/methods-thesis.md
+§7.6 and §9.2; Duane et al. 1987, Horowitz 1991, Neal 1994).
+
+The one HMC sampler of the package, shared by gp-mc-1 (GP hyperparameters: one leapfrog
+step, persistence 0.95) and mlp-mc-1 (network weights: 100 steps, window 10, per-weight
+step sizes, persistence 0.95). It knows nothing about either model: it samples from
+``exp(-E(x))`` given a function returning ``(E, dE/dx)`` (the gradient may be a
+zero-argument callable, as for :mod:`.cg`). ``E = +inf`` (or NaN) marks an
+impossible state (e.g. a covariance that is not positive definite, spec §11 #21): the
+trajectory is rejected, never an exception.
+
+Pieces, used in the order the caller wants:
+
+* :meth:`HMC.refresh_momentum`: ``p <- a p + sqrt(1 - a^2) nu`` (``a = persistence``;
+  0 gives a full refresh, Neal's ``heatbath``);
+* :meth:`HMC.trajectory`: ``n_steps`` leapfrog steps with per-coordinate step sizes
+  ``eps_k`` (``p_k -= eps_k/2 dE/dx_k; x_k += eps_k p_k; p_k -= eps_k/2 dE/dx_k``; unit
+  masses, kinetic energy ``|p|^2/2``), accepted with Metropolis' rule, or with Neal's
+  windowed rule when ``window > 1``;
+* hyperparameter Gibbs updates are the caller's, between trajectories: change the energy
+  with :meth:`HMC.set_energy` (which re-evaluates E and its gradient at the current x).
+
+Momentum convention (persistent HMC): after an accepted trajectory the momentum is the
+simulated one, after a rejection it is the *negated* start-window momentum. This is
+Horowitz' rule as used by gp-mc-1 (§9.2) and equals FBM's ``hybrid`` (negate on accept)
+followed by ``negate`` (§7.6) as used by mlp-mc-1. With a full refresh it is immaterial.
+
+Windowed acceptance (Neal 1994; FBM ``hybrid L:W``): the current state is put at a
+uniformly drawn index ``s`` in ``0..W-1`` of a trajectory of states ``0..L``, simulated
+``s`` steps backwards and ``L - s`` forwards; the reject window is states ``0..W-1``, the
+accept window ``L-W+1..L``; accept with probability ``min(1, exp(F_rej - F_acc))``,
+``F = -log sum exp(-H)`` over a window, and then pick a state of the chosen window with
+probability proportional to ``exp(-H)``. ``window = 1`` is plain HMC.
+A trajectory that meets a non-finite energy is stopped there and rejected as a whole: the
+rule depends only on the set of states of the trajectory, so it keeps detailed balance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import logsumexp
+
+EnergyGrad = Callable[[np.ndarray], tuple[float, np.ndarray]]
+
+
+def _safe_eval(energy: EnergyGrad, x: np.ndarray) -> tuple[float, np.ndarray]:
+    E, g = energy(x)
+    E = float(E)
+    if not np.isfinite(E):
+        return np.inf, np.zeros_like(x)
+    g = np.asarray(g() if callable(g) else g, dtype=float)  # a lazy gradient is resolved
+    if not np.isfinite(E) or not np.all(np.isfinite(g)):
+        return np.inf, np.zeros_like(x)
+    return E, g
+
+
+def leapfrog(
+    energy: EnergyGrad,
+    x: np.ndarray,
+    p: np.ndarray,
+    grad: np.ndarray,
+    step: np.ndarray | float,
+    n_steps: int,
+) -> list[tuple[np.ndarray, np.ndarray, float, np.ndarray]]:
+    """``n_steps`` leapfrog steps from ``(x, p)`` with gradient ``grad`` at ``x``; a negative
+    ``step`` runs time backwards. Returns the states ``(x, p, E, grad)`` after each step;
+    the list ends early at the first state with a non-finite energy (``E = inf``)."""
+    out = []
+    for _ in range(n_steps):
+        p = p - 0.5 * step * grad
+        x = x + step * p
+        E, grad = _safe_eval(energy, x)
+        if not np.isfinite(E):
+            out.append((x, p, np.inf, grad))
+            break
+        p = p - 0.5 * step * grad
+        out.append((x, p, E, grad))
+    return out
+
+
+@dataclass(frozen=True)
+class Trajectory:
+    """The outcome of one trajectory: accepted or not, ``delta_H`` = H(end) - H(start) of
+    the simulated path (``inf`` when it met an impossible state; for windows the
+    free-energy difference ``F_acc - F_rej``), the acceptance probability and the number
+    of energy evaluations."""
+
+    accepted: bool
+    delta_H: float
+    accept_prob: float
+    evals: int
+
+
+class HMC:
+    """Hybrid Monte Carlo state and statistics for one chain.
+
+    ``energy(x) -> (E, grad)``; ``step_size`` is a scalar or one step per coordinate and
+    may be changed between trajectories (e.g. Neal's heuristic after each Gibbs update).
+    ``momentum``: the initial momentum (default zero, as in gp-mc-1; call
+    :meth:`refresh_momentum` with persistence 0 for a fresh draw).
+    """
+
+    def __init__(
+        self,
+        energy: EnergyGrad,
+        x0: np.ndarray,
+        rng: np.random.Generator,
+        step_size: np.ndarray | float,
+        n_steps: int = 1,
+        window: int = 1,
+        persistence: float = 0.0,
+        momentum: np.ndarray | None = None,
+    ):
+        if n_steps < 1 or not 1 <= window <= n_steps + 1:
+            raise ValueError("hmc: need n_steps >= 1 and 1 <= window <= n_steps + 1")
+        if not 0.0 <= persistence < 1.0:
+            raise ValueError("hmc: persistence must be in [0, 1)")
+        self.rng = rng
+        self.step_size = step_size
+        self.n_steps = n_steps
+        self.window = window
+        self.persistence = persistence
+        self.x = np.array(x0, dtype=float)
+        self.p = np.zeros_like(self.x) if momentum is None else np.array(momentum, float)
+        self.evals = 0
+        self.trajectories = 0
+        self.accepted = 0
+        self.sum_accept_prob = 0.0
+        self.set_energy(energy)
+        if not np.isfinite(self.E):
+            raise ValueError("hmc: the energy is not finite at the start point")
+
+    # -- pieces ---------------------------------------------------------------------
+    def set_energy(self, energy: EnergyGrad) -> None:
+        """Use a new energy function (e.g. after a Gibbs update of hyperparameters) and
+        re-evaluate E and its gradient at the current point."""
+        self.energy = energy
+        self.E, self.grad = _safe_eval(energy, self.x)
+        self.evals += 1
+
+    def kinetic(self) -> float:
+        return 0.5 * float(self.p @ self.p)
+
+    def hamiltonian(self) -> float:
+        return self.E + self.kinetic()
+
+    def refresh_momentum(self, persistence: float | None = None) -> None:
+        """``p <- a p + sqrt(1 - a^2) nu``, ``nu ~ N(0, I)``; ``a`` defaults to the
+        chain's persistence (0 = full refresh)."""
+        a = self.persistence if persistence is None else persistence
+        nu = self.rng.standard_normal(self.x.shape)
+        self.p = a * self.p + np.sqrt(1.0 - a * a) * nu
+
+    def trajectory(self) -> Trajectory:
+        """One leapfrog trajectory and its accept/reject step (windowed if ``window > 1``)."""
+        L, W = self.n_steps, self.window
+        eps = self.step_size
+        start = (self.x, self.p, self.E, self.grad)
+        s = int(self.rng.integers(W)) if W > 1 else 0
+        back = leapfrog(self.energy, self.x, self.p, self.grad, -eps, s) if s else []
+        fwd = leapfrog(self.energy, self.x, self.p, self.grad, eps, L - s)
+        evals = len(back) + len(fwd)
+        self.evals += evals
+        self.trajectories += 1
+        complete = len(back) == s and len(fwd) == L - s
+        if complete and np.isfinite([st[2] for st in back + fwd]).all():
+            states = back[::-1] + [start] + fwd  # indices 0..L, start at index s
+            H = np.array([st[2] + 0.5 * float(st[1] @ st[1]) for st in states])
+            if W == 1:
+                dH = H[L] - H[0]
+            else:
+                dH = float(logsumexp(-H[:W]) - logsumexp(-H[L - W + 1 :]))  # F_acc - F_rej
+            prob = float(np.exp(min(0.0, -dH))) if np.isfinite(dH) else 0.0
+        else:
+            states, H, dH, prob = None, None, np.inf, 0.0
+        self.sum_accept_prob += prob
+        if prob > 0 and self.rng.random() < prob:
+            lo = L - W + 1
+            k = lo + self._pick(H[lo:])
+            self.x, self.p, self.E, self.grad = states[k]
+            self.accepted += 1
+            return Trajectory(True, float(dH), prob, evals)
+        if W > 1 and states is not None:  # a state of the reject window
+            x, p, E, g = states[self._pick(H[:W])]
+        else:
+            x, p, E, g = start
+        self.x, self.p, self.E, self.grad = x, -p, E, g  # negated momentum (persistence)
+        return Trajectory(False, float(dH), prob, evals)
+
+    def _pick(self, H: np.ndarray) -> int:
+        if len(H) == 1:
+            return 0
+        w = np.exp(-(H - H.min()))
+        return int(self.rng.choice(len(H), p=w / w.sum()))
+
+    # -- convenience ----------------------------------------------------------------
+    def step(self) -> Trajectory:
+        """Neal's iteration without Gibbs: refresh the momentum, then one trajectory."""
+        self.refresh_momentum()
+        return self.trajectory()
+
+    @property
+    def acceptance_rate(self) -> float:
+        """Share of trajectories accepted so far (NaN before the first)."""
+        return self.accepted / self.trajectories if self.trajectories else float("nan")
+
+    @property
+    def mean_accept_prob(self) -> float:
+        """Average Metropolis acceptance probability so far (NaN before the first)."""
+        return self.sum_accept_prob / self.trajectories if self.trajectories else float("nan")

@@ -1,0 +1,124 @@
+"""The one HMC sampler (spec/methods-thesis.md §7.6, §9.2)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from delve_bench.methods import hmc
+
+MU = np.array([1.0, -2.0])
+COV = np.array([[1.0, 0.8], [0.8, 2.0]])
+PREC = np.linalg.inv(COV)
+
+
+def gauss(x):
+    d = x - MU
+    return 0.5 * d @ PREC @ d, PREC @ d
+
+
+def test_leapfrog_is_reversible():
+    rng = np.random.default_rng(0)
+    x0, p0 = rng.standard_normal(2), rng.standard_normal(2)
+    step = np.array([0.1, 0.05])
+    E0, g0 = gauss(x0)
+    x, p, _, g = hmc.leapfrog(gauss, x0, p0, g0, step, 25)[-1]
+    xb, pb, Eb, _ = hmc.leapfrog(gauss, x, -p, g, step, 25)[-1]
+    np.testing.assert_allclose(xb, x0, atol=1e-12)
+    np.testing.assert_allclose(-pb, p0, atol=1e-12)
+    assert Eb == pytest.approx(E0, abs=1e-12)
+    # running time backwards (negative step) from the end also returns to the start
+    xr, pr, _, _ = hmc.leapfrog(gauss, x, p, g, -step, 25)[-1]
+    np.testing.assert_allclose(xr, x0, atol=1e-12)
+    np.testing.assert_allclose(pr, p0, atol=1e-12)
+
+
+def test_energy_error_is_second_order_in_the_step():
+    x0, p0 = np.array([2.0, 0.0]), np.array([0.5, -1.0])
+    H0 = gauss(x0)[0] + 0.5 * p0 @ p0
+
+    def dH(eps):
+        n = int(round(1.0 / eps))  # same trajectory length
+        x, p, E, _ = hmc.leapfrog(gauss, x0, p0, gauss(x0)[1], eps, n)[-1]
+        return abs(E + 0.5 * p @ p - H0)
+
+    e1, e2 = dH(0.02), dH(0.01)
+    assert e1 < 1e-3
+    assert e1 / e2 == pytest.approx(4.0, rel=0.15)
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(step_size=0.5, n_steps=1, persistence=0.95),  # gp-mc-1 style (Horowitz)
+        dict(step_size=np.array([0.3, 0.4]), n_steps=20, window=4),  # mlp-mc-1 style
+        dict(step_size=0.3, n_steps=10, window=1),  # plain HMC
+    ],
+)
+def test_samples_a_known_gaussian(kw):
+    rng = np.random.default_rng(1)
+    s = hmc.HMC(gauss, np.zeros(2), rng, **kw)
+    persistent = kw.get("persistence", 0.0) > 0
+    xs = []
+    n = 20000 if persistent else 4000
+    for _ in range(n):
+        if persistent:
+            s.trajectory()
+            s.refresh_momentum()
+        else:
+            s.step()
+        xs.append(s.x)
+    xs = np.array(xs[n // 10 :])
+    np.testing.assert_allclose(xs.mean(0), MU, atol=0.12)
+    np.testing.assert_allclose(np.cov(xs.T), COV, atol=0.2)
+    assert 0.5 < s.acceptance_rate <= 1.0
+    assert s.mean_accept_prob == pytest.approx(s.acceptance_rate, abs=0.05)
+
+
+def test_rejection_negates_momentum_and_restores_the_state():
+    rng = np.random.default_rng(2)
+    s = hmc.HMC(gauss, np.array([0.0, 0.0]), rng, step_size=50.0, n_steps=3)
+    s.p = np.array([1.0, 1.0])
+    x, E, g = s.x.copy(), s.E, s.grad.copy()
+    t = s.trajectory()
+    assert not t.accepted
+    np.testing.assert_array_equal(s.x, x)
+    np.testing.assert_array_equal(s.p, [-1.0, -1.0])
+    assert s.E == E
+    np.testing.assert_array_equal(s.grad, g)  # the gradient is restored too (§11 #10)
+
+
+def test_infinite_energy_is_a_rejection_not_a_crash():
+    def wall(x):  # a standard normal restricted to x < 0.5
+        if x[0] >= 0.5:
+            return np.inf, np.full(1, np.nan)
+        return 0.5 * float(x @ x), x.copy()
+
+    rng = np.random.default_rng(3)
+    s = hmc.HMC(wall, np.zeros(1), rng, step_size=0.4, n_steps=5, window=2)
+    xs = []
+    for _ in range(4000):
+        s.step()
+        xs.append(s.x[0])
+    xs = np.array(xs)
+    assert xs.max() < 0.5 and np.isfinite(xs).all()
+    # truncated normal mean: -phi(0.5)/Phi(0.5)
+    assert xs.mean() == pytest.approx(-0.35206532676429952 / 0.6914624612740131, abs=0.06)
+
+
+def test_set_energy_re_evaluates_at_the_current_point():
+    rng = np.random.default_rng(4)
+    s = hmc.HMC(gauss, np.ones(2), rng, step_size=0.1)
+    s.set_energy(lambda x: (2 * gauss(x)[0], 2 * gauss(x)[1]))
+    assert s.E == pytest.approx(2 * gauss(np.ones(2))[0])
+
+
+def test_partial_refresh_preserves_the_unit_gaussian():
+    rng = np.random.default_rng(5)
+    s = hmc.HMC(gauss, np.zeros(2), rng, step_size=0.1, persistence=0.95)
+    ps = []
+    for _ in range(20000):
+        s.refresh_momentum()
+        ps.append(s.p)
+    ps = np.array(ps[2000:])
+    assert ps.var(0) == pytest.approx([1, 1], abs=0.1)
