@@ -180,14 +180,20 @@ def run_chain(
 
 
 def select_states(
-    saved: list[Saved], n_use: int = 100, start: float = 1 / 3, end: float | None = None
+    saved: list[Saved],
+    n_use: int = 100,
+    start: float = 1 / 3,
+    end: float | None = None,
+    key: str = "fraction",
 ) -> list[Saved]:
-    """``net-pred @T/3:T+100`` (spec §7.8): the states whose budget fraction lies in
+    """``net-pred @T/3:T+100`` (spec §7.8): the states whose ``key`` (budget fraction by
+    default; ``cpu`` or ``iteration`` for studies of a longer run) lies in
     [start, end] (end = the whole run when None), ``n_use`` of them spread evenly over
     that range; all of them if fewer (the last state if the range is empty)."""
+    vals = [getattr(s, key) for s in saved]
     if end is None:
-        end = max(s.fraction for s in saved)
-    cands = [s for s in saved if start <= s.fraction <= end]
+        end = max(vals)
+    cands = [s for s, v in zip(saved, vals, strict=True) if start <= v <= end]
     if not cands:
         return [saved[-1]]
     if len(cands) <= n_use:
