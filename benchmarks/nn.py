@@ -96,6 +96,11 @@ def bench_mc(task: str, instances: list[int], seconds: float, grid: list[float])
             S, A, L = _standardise(parts)
             print(f"  {v:>10g} {S:7.3f} {A:7.3f} {L:7.3f}")
 
+    per = []
+    for ch, (Xt, yt, coding) in zip(chains, data, strict=True):
+        p = _decode(predictive(ch.shape, select_states(ch.saved, 100), Xt), coding, yt)
+        per.append(np.mean((p[0] - p[1]) ** 2) / np.var(yt, ddof=1))
+    print("  per-instance standardised S at the end:", " ".join(f"{v:.3f}" for v in per))
     curve("cpu", grid, "CPU s")
     its = min(c.iterations for c in chains)
     curve("iteration", [v for v in (30, 75, 150, 300, 600, 1200, 2400, 4800) if v <= its],
