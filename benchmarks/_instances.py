@@ -1,0 +1,23 @@
+"""Load one encoded DELVE task instance the way the harness does (for benchmarks)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from delve_bench.run.runner import Job, encode_instance
+from delve_bench.tasks.names import resolve_tasks
+from delve_bench.workspace import Workspace
+
+
+def encoded_instance(task: str, instance: int):
+    """(Xtr, ytr, Xte, yte_raw, coding) of ``task`` instance ``instance``; X, y encoded by
+    DELVE's default coding fitted on the training set, test targets raw."""
+    ws = Workspace.from_env()
+    (ref,) = resolve_tasks(ws, [task])
+    _, coding, (xtr, ytr, xte, yte) = encode_instance(ws, Job("-", ref, instance))
+    return coding.inputs(xtr), coding.target(ytr), coding.inputs(xte), yte, coding
+
+
+def standardised_S(yte: np.ndarray, pred_raw: np.ndarray) -> float:
+    """Mean squared error over the variance of the test targets (one instance)."""
+    return float(np.mean((yte - pred_raw) ** 2) / np.var(yte, ddof=1))

@@ -1,0 +1,176 @@
+"""The multilayer perceptron shared by mlp-ese-1 and mlp-mc-1 (spec/methods-thesis.md §4.1,
+§7.2): one hidden layer of tanh units, linear outputs, biases everywhere and direct
+input->output connections (thesis eq. 3.12)::
+
+    f_o(x) = sum_h v_oh tanh(sum_i u_hi x_i + a_h) + sum_i w_oi x_i + b_o
+
+The weights live in one flat vector so that optimisers and samplers see a plain array.
+Layout (``MlpShape``): first the (I+1) x H matrix ``[U; a]`` into the hidden units (row i
+is input i, the last row the hidden biases), then the (H+I+1) x T matrix ``[V; W; b]``
+into the outputs (hidden units, inputs, output bias). With this layout the forward and
+backward passes are four matrix products over all cases at once (:class:`MlpData`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class MlpShape:
+    """Sizes of a network with I inputs, H hidden tanh units and T linear outputs."""
+
+    n_in: int
+    n_hidden: int
+    n_out: int = 1
+
+    @property
+    def n_inner(self) -> int:
+        """Weights into the hidden units: (I+1)*H (input->hidden and hidden biases)."""
+        return (self.n_in + 1) * self.n_hidden
+
+    @property
+    def n_weights(self) -> int:
+        """W(H) = (I+1)H + (H+I+1)T (spec §4.1; equals P(H) of §7.2)."""
+        return self.n_inner + (self.n_hidden + self.n_in + 1) * self.n_out
+
+    def inner(self, w: np.ndarray) -> np.ndarray:
+        """View of ``[U; a]``, shape (I+1, H)."""
+        return w[: self.n_inner].reshape(self.n_in + 1, self.n_hidden)
+
+    def outer(self, w: np.ndarray) -> np.ndarray:
+        """View of ``[V; W; b]``, shape (H+I+1, T)."""
+        return w[self.n_inner :].reshape(self.n_hidden + self.n_in + 1, self.n_out)
+
+    def group_index(self) -> dict[str, np.ndarray]:
+        """Flat indices of the weight groups of Neal's prior (spec §7.4).
+
+        ``ih`` (I, H): row i = the H weights out of input i; ``bh`` (H,); ``ho`` (H, T);
+        ``io`` (I, T): row i = the T weights out of input i; ``bo`` (T,).
+        """
+        I, H, T = self.n_in, self.n_hidden, self.n_out
+        inner = np.arange(self.n_inner).reshape(I + 1, H)
+        outer = self.n_inner + np.arange((H + I + 1) * T).reshape(H + I + 1, T)
+        return {
+            "ih": inner[:I],
+            "bh": inner[I],
+            "ho": outer[:H],
+            "io": outer[H : H + I],
+            "bo": outer[H + I],
+        }
+
+    def fan_in(self) -> np.ndarray:
+        """Fan-in (bias included) of the unit each weight feeds: I+1 for weights into
+        hidden units, H+I+1 for weights into outputs (spec §4.4)."""
+        f = np.empty(self.n_weights)
+        f[: self.n_inner] = self.n_in + 1
+        f[self.n_inner :] = self.n_hidden + self.n_in + 1
+        return f
+
+
+def ese_hidden_units(n: int, n_in: int, n_out: int = 1, validate_fraction: int = 3) -> int:
+    """mlp-ese-1 size rule (spec §4.3): the smallest H whose weight count reaches the
+    number of training cases left after removing floor(n/3) validation cases,
+    ``H = ceil((Nt - (I+1)T) / (I+T+1))``, clamped to H >= 1 (spec §11 item 6)."""
+    nt = n - n // validate_fraction
+    h = math.ceil((nt - (n_in + 1) * n_out) / (n_in + n_out + 1))
+    return max(1, h)
+
+
+def mc_hidden_units(n: int, n_in: int, n_out: int = 1, lo: int = 6, hi: int = 25) -> int:
+    """mlp-mc-1 size rule (spec §7.2): the smallest H with P(H) >= n over the *whole*
+    training set, clamped to 6 <= H <= 25 (I = 8, n = 64 gives 6)."""
+    h = math.ceil((n - (n_in + 1) * n_out) / (n_in + n_out + 1))
+    return int(min(hi, max(lo, h)))
+
+
+def random_weights(shape: MlpShape, rng: np.random.Generator, scale: float = 0.1) -> np.ndarray:
+    """``randomizeNet(0.1)`` of the thesis C code: every weight ~ N(0, (0.1/sqrt(fan_in))^2),
+    fan-in counted at the destination unit including its bias (spec §4.4; §11 item 7: the
+    code's 0.1/sqrt(fan_in), not the OCR'd text)."""
+    return scale * rng.standard_normal(shape.n_weights) / np.sqrt(shape.fan_in())
+
+
+def forward(shape: MlpShape, w: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """Outputs (n, T) of the network ``w`` for inputs X (n, I)."""
+    inner, outer = shape.inner(w), shape.outer(w)
+    H, I = shape.n_hidden, shape.n_in
+    G = np.tanh(X @ inner[:I] + inner[I])
+    return G @ outer[:H] + X @ outer[H : H + I] + outer[H + I]
+
+
+def forward_many(shape: MlpShape, ws: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """Outputs (n, K, T) of K networks, rows of ``ws`` (K, W), for inputs X (n, I); one
+    batched product per layer, no loop over networks or cases."""
+    I, H, T = shape.n_in, shape.n_hidden, shape.n_out
+    K = ws.shape[0]
+    inner = ws[:, : shape.n_inner].reshape(K, I + 1, H)
+    outer = ws[:, shape.n_inner :].reshape(K, H + I + 1, T)
+    G = np.tanh(np.einsum("ni,kih->knh", X, inner[:, :I]) + inner[:, None, I])
+    F = G @ outer[:, :H] + np.einsum("ni,kit->knt", X, outer[:, H : H + I])
+    F += outer[:, None, H + I]
+    return F.transpose(1, 0, 2)
+
+
+class MlpData:
+    """A network shape bound to training data, with preallocated work arrays, giving the
+    squared-error energy and its gradient by back-propagation (spec §4.5) for all cases
+    at once.
+
+    ``energy_grad(w, scale)`` returns ``E = 1/2 sum_c sum_o scale_o (f_o(x_c) - t_co)^2`` and
+    dE/dw: the mlp-ese-1 training error with scale 1, the mlp-mc-1 likelihood energy with
+    scale = noise precision (a scalar or one per output). The returned gradient is a fresh array (callers may keep it).
+    """
+
+    def __init__(self, shape: MlpShape, X: np.ndarray, Y: np.ndarray):
+        X = np.asarray(X, dtype=float)
+        Y = np.asarray(Y, dtype=float).reshape(len(X), shape.n_out)
+        n, I, H = len(X), shape.n_in, shape.n_hidden
+        self.shape, self.n, self.Y = shape, n, Y
+        self.X1 = np.empty((n, I + 1))  # [X, 1]
+        self.X1[:, :I] = X
+        self.X1[:, I] = 1.0
+        self.GX1 = np.empty((n, H + I + 1))  # [tanh(hidden), X, 1]
+        self.GX1[:, H:] = self.X1
+        self._Z = np.empty((n, H))
+        self.sum_x2 = (X * X).sum(axis=0)  # sum_c x_ci^2, for HMC step sizes (spec §7.6)
+
+    def outputs(self, w: np.ndarray) -> np.ndarray:
+        """Training-set outputs (n, T); leaves the hidden values in ``GX1``."""
+        s = self.shape
+        np.matmul(self.X1, s.inner(w), out=self._Z)
+        np.tanh(self._Z, out=self.GX1[:, : s.n_hidden])
+        return self.GX1 @ s.outer(w)
+
+    def residuals(self, w: np.ndarray) -> np.ndarray:
+        """f(x_c) - t_c for the training cases, shape (n, T)."""
+        return self.outputs(w) - self.Y
+
+    def energy(self, w: np.ndarray, scale: float | np.ndarray = 1.0) -> float:
+        R = self.residuals(w)
+        return 0.5 * float((R * R).sum(axis=0) @ np.broadcast_to(scale, self.shape.n_out))
+
+    def energy_grad(
+        self, w: np.ndarray, scale: float | np.ndarray = 1.0
+    ) -> tuple[float, np.ndarray]:
+        s = self.shape
+        H = s.n_hidden
+        R = self.outputs(w)
+        R -= self.Y
+        if np.ndim(scale) == 0:
+            e = 0.5 * float(scale) * float(np.vdot(R, R))
+            if scale != 1.0:
+                R *= scale
+        else:  # one scale (noise precision) per output
+            e = 0.5 * float((R * R).sum(axis=0) @ scale)
+            R *= scale
+        g = np.empty(s.n_weights)
+        np.matmul(self.GX1.T, R, out=s.outer(g))  # dE/d[V; W; b]
+        G = self.GX1[:, :H]
+        D = R @ s.outer(w)[:H].T  # back-propagated error at the hidden units
+        D *= 1.0 - G * G
+        np.matmul(self.X1.T, D, out=s.inner(g))  # dE/d[U; a]
+        return e, g

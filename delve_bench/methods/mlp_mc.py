@@ -1,0 +1,275 @@
+"""mlp-mc-1: Bayesian MLP sampled by hybrid Monte Carlo, as Neal's software ran it for the
+thesis (spec/methods-thesis.md §7; thesis §3.7, App. A.4; FBM bnn.1996-08-26).
+
+* Network (:mod:`.mlp`): one tanh hidden layer with direct input->output connections;
+  H = the smallest number with at least as many weights as training cases, clamped to
+  6..25 (§7.2).
+* Prior (:mod:`.mlp_prior`): Neal's gamma hierarchy with ARD on the inputs (§7.4).
+* Sampler: the package's one HMC sampler (:mod:`.hmc`) on the weights, with trajectories
+  of 100 leapfrog steps, acceptance windows of 10, step sizes 0.15 x Neal's per-weight
+  heuristic (recomputed after every hyperparameter update) and momentum persistence 0.95
+  (§7.6); hyperparameters by Gibbs sampling between trajectories (§7.5).
+* Schedule (§7.7): all weights zero, hyperparameters fixed at ``net-gen fix 0.1 0.5``;
+  then 10 trajectories with fresh momenta in which only the noise level is sampled
+  (``repeat 10 sample-noise heatbath hybrid``; §11 #16: the script, not the text); then the
+  main chain, one iteration = Gibbs update of the noise and all weight hyperparameters,
+  partial momentum refresh, one windowed trajectory (its ``negate`` is folded into the
+  sampler's persistent-momentum convention), until the budget is spent.
+* Prediction (§7.8): 100 states spread evenly over the part of the run after its first
+  third (by CPU time, or by work in work mode); the predictive distribution is the
+  equal mixture of N(f_s(x), sigma_s^2). S: its mean; A: its **exact** median (bisection
+  on the mixture CDF, :mod:`.mixture`, instead of FBM's 11 draws per net; §11 #17);
+  L: its log density.
+
+Budget units: ``cpu`` mode counts process CPU seconds of the whole run (the thesis' 30 s
+per training case, including the initial phase); ``work`` mode counts trajectories (one
+main iteration = 1, the initial phase = 10), so runs are deterministic.
+
+States are kept thinned (every ``stride``-th main iteration, the stride doubling whenever
+more than ``2 * keep`` are held), so at least ``keep`` evenly spaced states exist for the
+selection, whatever the run length (§11 #15).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .base import Budget, FitContext, GaussianMixture, Method, Prediction
+from .hmc import HMC
+from .mixture import mixture_median
+from .mlp import MlpData, MlpShape, forward_many, mc_hidden_units
+from .mlp_prior import Hypers, NealPrior
+
+
+@dataclass
+class Saved:
+    """One stored state of the main chain."""
+
+    iteration: int  # main-phase iteration (1-based) after which it was taken
+    work: int  # trajectories done so far (work units)
+    cpu: float  # CPU seconds since the start of the run
+    fraction: float  # share of the budget used
+    w: np.ndarray
+    hypers: Hypers
+
+
+@dataclass
+class Chain:
+    """A finished run: the thinned states and the sampler statistics."""
+
+    shape: MlpShape
+    saved: list[Saved]
+    stride: int
+    iterations: int
+    init_accept: float
+    main_accepted: int
+    main_accept_prob: float
+    accept_trace: list[float] = field(default_factory=list)
+
+
+class _Store:
+    """Thinned, evenly spaced storage of main-chain states (see the module docstring)."""
+
+    def __init__(self, keep: int):
+        self.keep, self.stride, self.items = keep, 1, []
+
+    def wants(self, it: int) -> bool:
+        return it % self.stride == 0
+
+    def add(self, state: Saved) -> None:
+        self.items.append(state)
+        if len(self.items) > 2 * self.keep:
+            self.stride *= 2
+            self.items = [s for s in self.items if s.iteration % self.stride == 0]
+
+
+def posterior_energy(data: MlpData, prior: NealPrior, h: Hypers):
+    """The HMC potential energy of the weights given the hyperparameters ``h`` (spec §7.5),
+    ``E(w) = sum_o tau_o/2 sum_c (f_o(x_c) - t_co)^2 + sum_k tau_(k) w_k^2 / 2``, as a
+    function returning ``(E, dE/dw)``."""
+    prec, noise = prior.precisions(h), h.noise.copy()
+
+    def energy(w: np.ndarray) -> tuple[float, np.ndarray]:
+        e, g = data.energy_grad(w, noise)
+        pw = prec * w
+        g += pw
+        return e + 0.5 * float(w @ pw), g
+
+    return energy
+
+
+def run_chain(
+    X: np.ndarray,
+    Y: np.ndarray,
+    rng: np.random.Generator,
+    budget: Budget,
+    step_factor: float = 0.15,
+    n_steps: int = 100,
+    window: int = 10,
+    persistence: float = 0.95,
+    init_repeats: int = 10,
+    keep: int = 500,
+    progress=None,
+) -> Chain:
+    """Run the mlp-mc-1 Markov chain on encoded data X (n, I), Y (n, T) until ``budget`` is
+    exhausted (checked between iterations, with done = trajectories so far)."""
+    t0 = time.process_time()
+    n, n_in = X.shape
+    shape = MlpShape(n_in, mc_hidden_units(n, n_in, Y.shape[1]), Y.shape[1])
+    data = MlpData(shape, X, Y)
+    prior = NealPrior(shape)
+    h = prior.initial_hypers()
+
+    def energy_for(hy: Hypers):
+        return posterior_energy(data, prior, hy)
+
+    def steps(hy: Hypers) -> np.ndarray:
+        return step_factor * prior.step_scales(hy, n, data.sum_x2)
+
+    hmc = HMC(
+        energy_for(h),
+        np.zeros(shape.n_weights),
+        rng,
+        steps(h),
+        n_steps=n_steps,
+        window=window,
+        persistence=persistence,
+    )
+    # level 2: weights grow under fixed weight hyperparameters; the noise is sampled
+    for _ in range(init_repeats):
+        prior.sample_noise(rng, h, data.residuals(hmc.x))
+        hmc.set_energy(energy_for(h))
+        hmc.step_size = steps(h)
+        hmc.refresh_momentum(0.0)  # heatbath with decay 0: fresh momenta
+        hmc.trajectory()
+    init_accept = hmc.accepted / max(1, hmc.trajectories)
+    acc0, prob0 = hmc.accepted, hmc.sum_accept_prob
+    done, it = init_repeats, 0
+    store = _Store(keep)
+    trace, last_acc, last_it = [], acc0, 0
+    while it == 0 or not budget.exhausted(done):
+        prior.sample_noise(rng, h, data.residuals(hmc.x))
+        prior.sample_sigmas(rng, h, hmc.x)
+        hmc.set_energy(energy_for(h))
+        hmc.step_size = steps(h)
+        hmc.refresh_momentum()
+        hmc.trajectory()
+        it += 1
+        done += 1
+        if store.wants(it):
+            cpu = time.process_time() - t0
+            store.add(Saved(it, done, cpu, budget.fraction(done), hmc.x.copy(), h.copy()))
+        if it - last_it >= 100:  # acceptance rate per block of 100 iterations
+            trace.append((hmc.accepted - last_acc) / (it - last_it))
+            last_acc, last_it = hmc.accepted, it
+            if progress is not None:
+                progress(min(1.0, budget.fraction(done)))
+    return Chain(
+        shape,
+        store.items,
+        store.stride,
+        it,
+        init_accept,
+        hmc.accepted - acc0,
+        (hmc.sum_accept_prob - prob0) / it,
+        trace,
+    )
+
+
+def select_states(
+    saved: list[Saved],
+    n_use: int = 100,
+    start: float = 1 / 3,
+    end: float | None = None,
+    key: str = "fraction",
+) -> list[Saved]:
+    """``net-pred @T/3:T+100`` (spec §7.8): the states whose ``key`` (budget fraction by
+    default; ``cpu`` or ``iteration`` for studies of a longer run) lies in
+    [start, end] (end = the whole run when None), ``n_use`` of them spread evenly over
+    that range; all of them if fewer (the last state if the range is empty)."""
+    vals = [getattr(s, key) for s in saved]
+    if end is None:
+        end = max(vals)
+    cands = [s for s, v in zip(saved, vals, strict=True) if start <= v <= end]
+    if not cands:
+        return [saved[-1]]
+    if len(cands) <= n_use:
+        return cands
+    idx = np.round(np.linspace(0, len(cands) - 1, n_use)).astype(int)
+    return [cands[i] for i in idx]
+
+
+def predictive(shape: MlpShape, states: list[Saved], X: np.ndarray) -> Prediction:
+    """The equal mixture of the states' Gaussian predictive distributions (first output)."""
+    ws = np.array([s.w for s in states])
+    means = forward_many(shape, ws, np.asarray(X, dtype=float))[:, :, 0]  # (J, K)
+    var = np.array([1.0 / s.hypers.noise[0] for s in states])
+    K = len(states)
+    vars_ = np.broadcast_to(var, means.shape)
+    mix = GaussianMixture(means, np.array(vars_), np.full(K, 1.0 / K))
+    return Prediction(mean=mix.mean(), median=mixture_median(means, vars_), density=mix)
+
+
+class MlpMc1(Method):
+    """Neal's Bayesian MLP by HMC with the thesis' settings (spec §7)."""
+
+    def __init__(
+        self,
+        step_factor: float = 0.15,
+        n_steps: int = 100,
+        window: int = 10,
+        persistence: float = 0.95,
+        init_repeats: int = 10,
+        n_use: int = 100,
+        burn_fraction: float = 1 / 3,
+        keep: int = 500,
+    ):
+        self.params = dict(
+            step_factor=step_factor,
+            n_steps=n_steps,
+            window=window,
+            persistence=persistence,
+            init_repeats=init_repeats,
+            keep=keep,
+        )
+        self.n_use = n_use
+        self.burn_fraction = burn_fraction
+
+    def fit(self, X: np.ndarray, y: np.ndarray, ctx: FitContext) -> None:
+        X = np.asarray(X, dtype=float)
+        Y = np.asarray(y, dtype=float).reshape(len(X), -1)
+        if Y.shape[1] != 1:
+            raise ValueError("mlp-mc-1 predicts a single target")
+        b = ctx.budget
+        if (b.mode == "cpu" and not b.cpu_seconds) or (b.mode == "work" and not b.work):
+            raise ValueError("mlp-mc-1 needs a finite budget (seconds or trajectories)")
+        self.chain = run_chain(X, Y, ctx.rng, b, progress=ctx.progress, **self.params)
+        self.states = select_states(self.chain.saved, self.n_use, self.burn_fraction)
+        ch, used = self.chain, self.states
+        sig = [s.hypers.sigmas() for s in used]
+        mean_sig = {k: np.mean([s[k] for s in sig], axis=0) for k in sig[0]}
+        ctx.info.update(
+            hidden_units=ch.shape.n_hidden,
+            n_weights=ch.shape.n_weights,
+            iterations=ch.iterations,
+            leapfrog_steps=(ch.iterations + self.params["init_repeats"]) * self.params["n_steps"],
+            init_acceptance_rate=ch.init_accept,
+            acceptance_rate=ch.main_accepted / ch.iterations,
+            mean_accept_prob=ch.main_accept_prob,
+            acceptance_per_100_iterations=ch.accept_trace,
+            states_stored=len(ch.saved),
+            save_stride=ch.stride,
+            states_used=len(used),
+            first_used_iteration=used[0].iteration,
+            # posterior means of the hyperparameters (as sigmas) over the used states; the
+            # ARD sigmas say which inputs matter (small sigma = irrelevant input)
+            posterior_sigmas=mean_sig,
+            ard_input_hidden=mean_sig["input_hidden"],
+            ard_input_output=mean_sig["input_output"],
+        )
+
+    def predict(self, X: np.ndarray) -> Prediction:
+        return predictive(self.chain.shape, self.states, X)
