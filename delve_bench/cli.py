@@ -240,6 +240,7 @@ def run(
     failed = [o for o in outcomes if o["status"] == "failed"]
     ran = sum(o["status"] == "ok" for o in outcomes)
     locked = [o for o in outcomes if o["status"] == "locked"]
+    interrupted = [o for o in outcomes if o["status"] == "interrupted"]
     if not quiet:
         cpu = sum(o.get("cpu") or 0 for o in outcomes)
         click.echo(
@@ -249,14 +250,17 @@ def run(
         )
     for o in failed:
         click.echo(f"failed: {o['job'].label}: {o['error']}", err=True)
+    for o in interrupted:
+        click.echo(f"interrupted: {o['job'].label}: {o['error']} (rerun to redo it)", err=True)
     if other["failed"]:
         click.echo(
             f"{len(other['failed'])} instances failed earlier (rerun with --retry-failed), "
             f"e.g. {other['failed'][0].label}",
             err=True,
         )
-    if failed or other["failed"]:
-        raise RunFailed(f"{len(failed) + len(other['failed'])} instance(s) failed")
+    if failed or other["failed"] or interrupted:
+        n = len(failed) + len(other["failed"])
+        raise RunFailed(f"{n} instance(s) failed, {len(interrupted)} interrupted")
 
 
 def _emit(objs: list[dict], as_json: bool, fmt) -> None:

@@ -129,6 +129,28 @@ def test_kill_9_mid_run_leaves_nothing_half_written_and_resume_completes(delve, 
     assert len(list(res.glob("*/meta.json"))) == 8
 
 
+def test_kill_9_of_a_worker_loses_only_its_job_and_a_rerun_redoes_it(delve, tmp_path):
+    env = dict(os.environ, DELVE_ROOT=str(tmp_path), PYTHONPATH=_methods(tmp_path)["PYTHONPATH"])
+    p = subprocess.Popen(SLOW_RUN, env=env, cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+    res = tmp_path / "results" / "slow-1" / "kin-8nm" / "dist" / "std.64"
+    deadline, victim = time.time() + 60, None
+    while victim is None and time.time() < deadline:  # the lock file names the worker's pid
+        for lock in res.glob("*/.lock"):
+            try:
+                victim = int(lock.read_text().split()[1])
+                break
+            except (OSError, ValueError, IndexError):
+                pass
+        time.sleep(0.01)
+    assert victim is not None
+    os.kill(victim, signal.SIGKILL)
+    err = p.communicate(timeout=120)[1]
+    assert p.returncode == 1 and "interrupted: slow-1" in err and "ran 7" in err, err
+    assert sum(instance_state(d) == "ok" for d in res.iterdir()) == 7
+    r = delve("run", "slow-1", "kin-8nm/std.64", "--budget-mode", "work", env=env, check=True)
+    assert "ran 1, skipped 7" in r.stderr
+
+
 def test_two_concurrent_runs_do_each_job_once(delve, tmp_path):
     env = dict(os.environ, DELVE_ROOT=str(tmp_path), PYTHONPATH=_methods(tmp_path)["PYTHONPATH"])
     procs = [

@@ -57,7 +57,9 @@ def run_on_dask(
             try:
                 done(job, f.result())
             except Exception as e:  # a worker died: the job is not recorded, a rerun retries it
-                done(job, {"status": "failed", "error": f"Dask worker failed: {e}", "job": job})
+                done(
+                    job, {"status": "interrupted", "error": f"Dask worker failed: {e}", "job": job}
+                )
     finally:
         client.close()
         if cluster is not None:

@@ -20,7 +20,7 @@ import threading
 
 from ..methods.registry import DEFAULT_TIME_SCALE
 from ..workspace import Workspace
-from .runner import Job, execute, hard_limits, record_failure
+from .runner import Job, discard_partial, execute, hard_limits, record_failure
 
 _CTX = None
 _LOCAL = threading.local()
@@ -127,8 +127,17 @@ def run_isolated(
     code = w.proc.exitcode
     if timed_out:
         reason = f"killed at the wall-clock hard limit of {wall_limit:.1f} s"
-    elif code in (-signal.SIGXCPU, -signal.SIGKILL) and cpu_limit:
+    elif code == -signal.SIGXCPU:
         reason = f"killed at the CPU hard limit of {cpu_limit:.1f} s"
+    elif code in (-signal.SIGKILL, -signal.SIGTERM, -signal.SIGINT, -signal.SIGHUP):
+        # killed from outside (kill -9, the OOM killer, a shutdown): not the method's fault,
+        # so nothing is recorded and the next `delve run` does the job again
+        discard_partial(Workspace.from_env(root), job)
+        return {
+            "status": "interrupted",
+            "error": f"its worker was killed (signal {-code})",
+            "job": job,
+        }
     else:
         reason = f"the job's process died (exit code {code})"
     record_failure(

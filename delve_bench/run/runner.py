@@ -107,11 +107,17 @@ def hard_limits(
     return (None, None) if cpu is None else (float(cpu), 2 * float(cpu) + 5)
 
 
+def discard_partial(ws: Workspace, job: Job) -> None:
+    """Remove what a job killed mid-way may have left (files without meta.json, its lock)."""
+    d = result_dir(ws, job.method, job.ref, job.instance)
+    for name in ("losses.csv", "predictions.csv", ".lock"):
+        (d / name).unlink(missing_ok=True)
+
+
 def record_failure(ws: Workspace, job: Job, kind: str, reason: str, mode: str) -> None:
     """Record a job that died without writing its own meta.json (killed, crashed)."""
     d = result_dir(ws, job.method, job.ref, job.instance)
-    for name in ("losses.csv", "predictions.csv"):
-        (d / name).unlink(missing_ok=True)
+    discard_partial(ws, job)
     meta = {
         "method": job.method,
         "task": job.ref.full_name,
@@ -124,7 +130,6 @@ def record_failure(ws: Workspace, job: Job, kind: str, reason: str, mode: str) -
         "end": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
     }
     atomic_write(d / "meta.json", (json.dumps(meta, indent=2, sort_keys=True) + "\n").encode())
-    (d / ".lock").unlink(missing_ok=True)
 
 
 def encode_instance(ws: Workspace, job: Job):
