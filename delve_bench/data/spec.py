@@ -12,6 +12,7 @@ from ..errors import DelveError, suggest
 from ..workspace import Workspace
 
 KINDS = ("real", "integer", "binary", "nominal")
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ class DatasetSpec:
 
 def _parse(path: Path) -> DatasetSpec:
     try:
-        raw: dict[str, Any] = yaml.safe_load(path.read_text()) or {}
+        raw: dict[str, Any] = yaml.load(path.read_text(), Loader=_LOADER) or {}
     except yaml.YAMLError as e:
         raise DelveError(f"{path}: not valid YAML ({str(e).splitlines()[0]})") from None
     attrs = []
@@ -108,7 +109,7 @@ def dataset_names(ws: Workspace) -> list[str]:
     return sorted(_spec_files(ws))
 
 
-_CACHE: dict[tuple[Path, float], DatasetSpec] = {}
+_CACHE: dict[tuple[Path, int], DatasetSpec] = {}
 
 
 def dataset_spec(ws: Workspace, name: str) -> DatasetSpec:
@@ -119,7 +120,7 @@ def dataset_spec(ws: Workspace, name: str) -> DatasetSpec:
             f"unknown dataset {name!r}{suggest(name, files)}; `delve datasets` lists them"
         )
     p = files[name]
-    key = (p, p.stat().st_mtime)
+    key = (p, p.stat().st_mtime_ns)
     if key not in _CACHE:
         _CACHE[key] = _parse(p)
     return _CACHE[key]

@@ -15,6 +15,7 @@ it is wrapped by :class:`delve_bench.methods.sklearn.SklearnRegressor`.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 from dataclasses import dataclass, field
@@ -93,9 +94,20 @@ class MethodSpec:
         return Budget("work", None, units)
 
 
+_PARSED: dict[tuple[Path, int], MethodSpec] = {}
+
+
 def _parse(path: Path) -> MethodSpec:
+    """Parse a method YAML; cached per file version (runs look methods up for every job)."""
+    key = (path, path.stat().st_mtime_ns)
+    if key not in _PARSED:
+        _PARSED[key] = _parse_file(path)
+    return _PARSED[key]
+
+
+def _parse_file(path: Path) -> MethodSpec:
     try:
-        raw = yaml.safe_load(path.read_text()) or {}
+        raw = yaml.load(path.read_text(), Loader=_LOADER) or {}
     except yaml.YAMLError as e:
         raise DelveError(f"{path}: not valid YAML ({str(e).splitlines()[0]})") from None
     if "plugin" not in raw:
@@ -110,6 +122,10 @@ def _parse(path: Path) -> MethodSpec:
     )
 
 
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@functools.lru_cache(maxsize=1)
 def _entry_point_specs() -> dict[str, MethodSpec]:
     out: dict[str, MethodSpec] = {}
     try:
@@ -122,7 +138,7 @@ def _entry_point_specs() -> dict[str, MethodSpec]:
 
 
 def _all_specs(ws: Workspace) -> dict[str, MethodSpec]:
-    specs = _entry_point_specs()
+    specs = dict(_entry_point_specs())
     for d in reversed(ws.spec_dirs("methods")):  # the workspace overrides the built-ins
         for p in sorted(d.glob("*.yaml")):
             spec = _parse(p)

@@ -69,9 +69,22 @@ def _columns(value, ds: DatasetSpec, key: str, path: Path) -> tuple[int, ...]:
     return tuple(cols)
 
 
+_PARSED: dict[tuple, PrototaskSpec] = {}
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def _parse(ws: Workspace, dataset: str, path: Path) -> PrototaskSpec:
+    """Parse a prototask YAML; cached per file version (every job looks its task up)."""
+    ds = dataset_spec(ws, dataset)
+    key = (path, path.stat().st_mtime_ns, ds.path, ds.path.stat().st_mtime_ns if ds.path else 0)
+    if key not in _PARSED:
+        _PARSED[key] = _parse_file(ws, dataset, path)
+    return _PARSED[key]
+
+
+def _parse_file(ws: Workspace, dataset: str, path: Path) -> PrototaskSpec:
     try:
-        raw = yaml.safe_load(path.read_text()) or {}
+        raw = yaml.load(path.read_text(), Loader=_LOADER) or {}
     except yaml.YAMLError as e:
         raise DelveError(f"{path}: not valid YAML ({str(e).splitlines()[0]})") from None
     required = [
