@@ -25,6 +25,20 @@ Budget units: ``cpu`` mode counts process CPU seconds of the whole run (the thes
 per training case, including the initial phase); ``work`` mode counts trajectories (one
 main iteration = 1, the initial phase = 10), so runs are deterministic.
 
+Checked against FBM's 1995-96 sources (net-mc.c, mc-hybrid.c, mc-traj.c, mc-iter.c,
+mc-heatbath.c, prior.c, net-prior.c, net-gen.c, net-model.c), with no difference found:
+* step sizes are 1/sqrt(prior precision + data curvature) with ``s_h = sigma_ho^2 tau_eps``
+  and ``N_train`` (not a typical hidden value) for the hidden->output weights; they are
+  recomputed before the first trajectory after every Gibbs update (FBM resets
+  ``have_ss`` after each application op, e.g. every ``sample-noise`` of the initial phase);
+* the windowed trajectory uses states 0..L with the reject window 0..W-1 and the accept
+  window L-W+1..L; a state is picked from the chosen window with probability
+  proportional to exp(-H), the momentum negated on acceptance; ``negate`` follows;
+* Gibbs: noise first, then ih (per input, then top, FBM's ``cond_sigma``, the same
+  distribution as the GIG sampler here), bh, ho, io; ``prior_width_scaled`` as spec §7.3;
+* ``net-gen fix 0.1 0.5``: sigmas 0.1 (into hidden units), 0.5 (into outputs), output
+  bias 1 (its prior allows no other value), noise 0.05, all weights zero.
+
 States are kept thinned (every ``stride``-th main iteration, the stride doubling whenever
 more than ``2 * keep`` are held), so at least ``keep`` evenly spaced states exist for the
 selection, whatever the run length (§11 #15).
