@@ -17,7 +17,7 @@ from delve_bench.methods.basis.abf import fit_abf, log_ml_and_grad
 from delve_bench.methods.basis.criteria import loo_residuals, msc
 from delve_bench.methods.basis.design import rbf_design
 from delve_bench.methods.basis.evidence import EvidenceState
-from delve_bench.methods.basis.local_ridge import LocalRidge, local_ridge
+from delve_bench.methods.basis.local_ridge import LocalRidge, local_ridge, starting_model
 from delve_bench.methods.basis.lrols import evidence_update, lrols_loo, ofr_loo
 from delve_bench.methods.basis.orthogonal import OrthogonalSelection
 from delve_bench.methods.basis.ridge import _Spectrum, global_ridge
@@ -355,6 +355,7 @@ def test_local_ridge_gcv_of_one_lambda_is_orrs_closed_form():
 def test_local_ridge_sweeps_never_increase_gcv_and_fit_the_normal_equations():
     x, y, F = _toy(n=50, seed=10, width=0.6)
     fit = local_ridge(F, y, init="ols")
+    assert fit.initial == starting_model(F, y, "ols").active
     assert np.all(np.diff(fit.history) <= 1e-12 * fit.history[0])  # each step never raises GCV
     assert fit.history[-1] < fit.history[0]
     lam = dict(zip(fit.active.tolist(), fit.lam, strict=True))

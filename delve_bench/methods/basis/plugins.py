@@ -16,7 +16,7 @@ from ..base import FitContext, Gaussian, Method, Prediction
 from .abf import AbfFit, abf_widths, fit_abf
 from .design import Scaling, rbf_design
 from .evidence import EvidenceState
-from .local_ridge import local_ridge
+from .local_ridge import local_ridge, starting_model
 from .lrols import lrols_loo
 from .orthogonal import OrthogonalSelection, run_selection
 from .ridge import global_ridge
@@ -305,14 +305,14 @@ class OrrRidge(_BasisMethod):
 
 class LocalRidgeMethod(_BasisMethod):
     """local-ridge-1: ORR's local ridge regression (A.8), one lambda per centre set to its
-    GCV minimiser in sweeps until GCV stops falling, started from the OLS-GCV
-    forward-selected subset (lambda 0 there, inf elsewhere; ``init="ridge"``: all centres
-    at the global-ridge lambda); lambda = inf prunes a centre. The radius scale is chosen
-    by the final GCV (A.14). One work unit = one sweep."""
+    GCV minimiser in sweeps until GCV stops falling; lambda = inf prunes a centre. It
+    post-processes a starting model: by default global ridge on all centres (ORR's option
+    a; ``init="ols"``: the OLS-GCV subset at lambda 0, option b), whose own GCV also picks
+    the radius scale (A.14). One work unit = one sweep."""
 
     def __init__(
         self,
-        init: str = "ols",
+        init: str = "ridge",
         scales: tuple[float, ...] = (0.25, 0.5, 1.0, 2.0, 4.0),
         max_sweeps: int = 20,
         tol: float = 1e-4,
@@ -329,19 +329,14 @@ class LocalRidgeMethod(_BasisMethod):
         base = orr_radii(Xs)
         best = None
         for s in self.scales:
-            fit = local_ridge(
-                rbf_design(Xs, Xs, s * base),
-                t,
-                init=self.init,
-                max_sweeps=self.max_sweeps,
-                tol=self.tol,
-                wait=self.wait,
-                thresh=self.thresh,
-                stop=_budget_stop(ctx),
-            )
-            if best is None or fit.gcv < best[0].gcv:
-                best = (fit, s)
-        fit, s = best
+            F = rbf_design(Xs, Xs, s * base)
+            start = starting_model(F, t, self.init, self.wait, self.thresh)
+            if best is None or start.gcv < best[0].gcv:
+                best = (start, s, F)
+        start, s, F = best
+        fit = local_ridge(
+            F, t, start, max_sweeps=self.max_sweeps, tol=self.tol, stop=_budget_stop(ctx)
+        )
         self._set_linear(Xs[fit.active], s * base, fit.weights)
         ctx.info.update(
             n_basis=len(fit.active),
