@@ -13,10 +13,12 @@ import numpy as np
 import pytest
 from scipy.stats import multivariate_normal
 
-from delve_bench.methods.basis.abf import log_ml_and_grad
+from delve_bench.methods.basis.abf import fit_abf, log_ml_and_grad
 from delve_bench.methods.basis.criteria import loo_residuals, msc
 from delve_bench.methods.basis.design import rbf_design
 from delve_bench.methods.basis.evidence import EvidenceState
+from delve_bench.methods.basis.local_ridge import LocalRidge, local_ridge, starting_model
+from delve_bench.methods.basis.lrols import evidence_update, lrols_loo, ofr_loo
 from delve_bench.methods.basis.orthogonal import OrthogonalSelection
 from delve_bench.methods.basis.ridge import _Spectrum, global_ridge
 from delve_bench.methods.basis.rvm import fast_rvm, plain_rvm
@@ -263,7 +265,17 @@ def test_abf_gradient_by_finite_differences():
 
 # ------------------------------------------------------------------- real DELVE data
 @pytest.mark.parametrize(
-    "method", ["rvm-1", "ssge-pta21-1", "ols-gcv-1", "rols-1", "ridge-1", "ofr-loo-1"]
+    "method",
+    [
+        "rvm-1",
+        "ssge-pta21-1",
+        "ols-gcv-1",
+        "rols-1",
+        "ridge-1",
+        "ofr-loo-1",
+        "local-ridge-1",
+        "lrols-loo-1",
+    ],
 )
 def test_methods_run_on_kin8nm(method, tmp_path):
     data = os.environ.get("DELVE_DATA_PATH")
@@ -278,3 +290,160 @@ def test_methods_run_on_kin8nm(method, tmp_path):
     assert 1 <= meta["info"]["n_basis"] <= 64
     losses = np.loadtxt(d / "losses.csv", delimiter=",", skiprows=1, usecols=(1,))
     assert np.all(np.isfinite(losses))
+
+
+def test_abf_thesis_cg_reaches_a_stationary_point():
+    rng = np.random.default_rng(8)
+    X = rng.uniform(-1, 1, size=(40, 2))
+    t = np.sin(3 * X[:, 0]) + 0.1 * rng.normal(size=40)
+    fit = fit_abf(X, t, max_iterations=200)
+    th = np.log(np.concatenate([[fit.alpha, fit.beta], fit.widths]))
+    L, g = log_ml_and_grad(th, X, t)
+    L0, _ = log_ml_and_grad(np.log([1e-3, 1 / (0.1 * np.var(t)), 1.0, 1.0]), X, t)
+    assert L == pytest.approx(fit.log_ml, abs=1e-9) and L > L0 + 10
+    assert np.max(np.abs(g)) < 1e-3
+    assert 1 / np.sqrt(fit.beta) == pytest.approx(0.1, rel=0.4)  # the noise level
+
+
+# ------------------------------------------------------------- local ridge (ORR A.8)
+def _local_ridge_state(seed=9, n=40):
+    x, y, F = _toy(n=n, seed=seed, width=0.8)
+    active = [2, 7, 11, 19, 25, 31]
+    lam = np.array([0.0, 0.3, 0.0, 1.5, 0.05, 0.0])
+    return F, y, LocalRidge(F, y, active, lam)
+
+
+def _gcv_brute(F, y, lam_by_col):
+    cols = [j for j, v in lam_by_col.items() if np.isfinite(v)]
+    H = F[:, cols]
+    A = H.T @ H + np.diag([lam_by_col[j] for j in cols])
+    P = np.eye(len(y)) - H @ np.linalg.solve(A, H.T)
+    return len(y) * np.sum((P @ y) ** 2) / np.trace(P) ** 2, P, H, A
+
+
+def test_local_ridge_gcv_of_one_lambda_is_orrs_closed_form():
+    F, y, lr = _local_ridge_state()
+    p = len(y)
+    base = dict(zip(lr.active, lr.lam[lr.active], strict=True))
+    for j in (7, 2, 13):  # active with lambda > 0, active with lambda = 0 (A.7 fails), absent
+        lr2 = LocalRidge(F, y, list(base), np.array(list(base.values())))
+        if j in lr2.active:
+            lr2._remove(j)
+            rest = {k: v for k, v in base.items() if k != j}
+            ref = np.linalg.inv(
+                F[:, list(rest)].T @ F[:, list(rest)] + np.diag(list(rest.values()))
+            )
+            assert np.allclose(lr2.Ainv, ref, rtol=1e-8, atol=1e-10)  # partitioned downdate
+        co = lr2.coefficients(j)
+        assert co.d >= co.beta / co.alpha  # the pole beta/alpha is never reached (A.8)
+        for lam in (0.0, 1e-3, 0.1, 1.0, 10.0, np.inf):
+            ref, *_ = _gcv_brute(F, y, {**base, j: lam})
+            assert co.gcv(lam, p) == pytest.approx(ref, rel=1e-8)
+        # ORR's derivative, 2p[(b alpha - a beta) D - (c alpha - b beta)] / (alpha D - beta)^3
+        lam, h = 0.2, 1e-6
+        D = lam + co.d
+        deriv = (
+            2 * p * ((co.b * co.alpha - co.a * co.beta) * D - (co.c * co.alpha - co.b * co.beta))
+        ) / (co.alpha * D - co.beta) ** 3
+        fd = (co.gcv(lam + h, p) - co.gcv(lam - h, p)) / (2 * h)
+        assert deriv == pytest.approx(fd, rel=1e-5)
+        best = co.best_lambda(p)
+        grid = np.concatenate([[0.0], np.logspace(-6, 4, 401), [np.inf]])
+        assert co.gcv(best, p) <= min(co.gcv(v, p) for v in grid) * (1 + 1e-12)
+
+
+def test_local_ridge_sweeps_never_increase_gcv_and_fit_the_normal_equations():
+    x, y, F = _toy(n=50, seed=10, width=0.6)
+    fit = local_ridge(F, y, init="ols")
+    assert fit.initial == starting_model(F, y, "ols").active
+    assert np.all(np.diff(fit.history) <= 1e-12 * fit.history[0])  # each step never raises GCV
+    assert fit.history[-1] < fit.history[0]
+    lam = dict(zip(fit.active.tolist(), fit.lam, strict=True))
+    gcv, P, H, A = _gcv_brute(F, y, lam)
+    assert fit.gcv == pytest.approx(gcv, rel=1e-7)
+    assert np.allclose(fit.weights, np.linalg.solve(A, H.T @ y), rtol=1e-7, atol=1e-9)
+    Ainv = np.linalg.inv(A)
+    gamma_local = H.shape[1] - np.trace(Ainv @ np.diag(fit.lam))  # m - trace(A^-1 Lambda)
+    assert fit.gamma == pytest.approx(len(y) - np.trace(P), rel=1e-7)
+    assert fit.gamma == pytest.approx(gamma_local, rel=1e-7)
+    ridge = local_ridge(F, y, init="ridge")  # ORR's option (a): from the global ridge
+    assert ridge.history[-1] <= ridge.history[0]
+    assert ridge.initial == list(range(F.shape[1]))
+
+
+# ------------------------------------------------------------------ LROLS (Part C)
+def test_local_lambdas_on_orthogonal_weights():
+    _, y, F = _toy(n=30, seed=11)
+    lam = np.linspace(1e-3, 0.5, F.shape[1])
+    sel = OrthogonalSelection(F, y, lam=lam, score="loo", criterion="loo")
+    for _ in range(6):
+        sel.step()
+    H = F[:, sel.sel]
+    U = np.array([row[sel.sel] for row in sel.coef])
+    L = np.diag(lam[sel.sel])
+    w_ref = np.linalg.solve(H.T @ H + U.T @ L @ U, H.T @ y)  # penalty sum_i lam_i g_i^2
+    assert np.allclose(sel.weights(), w_ref, rtol=1e-8, atol=1e-10)
+    W = np.array(sel.Ht).T
+    brute = np.empty(len(y))
+    for i in range(len(y)):
+        k = np.arange(len(y)) != i
+        g = np.linalg.solve(W[k].T @ W[k] + L, W[k].T @ y[k])
+        brute[i] = y[i] - W[i] @ g
+    assert np.allclose(sel.e / sel.eta, brute, rtol=1e-8, atol=1e-10)
+
+
+def test_lrols_evidence_update_is_mackays_and_its_fixed_point_maximises_the_evidence():
+    _, y, F = _toy(n=60, seed=12, width=0.7)
+    subset = ofr_loo(F, y, np.full(F.shape[1], 1e-6), 30)[0].sel[:5]
+    lam = np.full(F.shape[1], 1e-6)
+
+    def fixed(lam):
+        sel = OrthogonalSelection(F, y, lam=lam)
+        for j in subset:
+            sel.add(j)
+        return sel
+
+    for _ in range(300):
+        sel = fixed(lam)
+        new = evidence_update(sel, len(subset))
+        lam = lam.copy()
+        lam[subset] = new
+    sel = fixed(lam)
+    assert np.allclose(evidence_update(sel, len(subset)), lam[subset], rtol=1e-6)
+    # the orthogonal model y = W g + e with g_i ~ N(0, 1/alpha_i), alpha_i = lambda_i beta
+    W = np.array(sel.Ht).T
+    kap, c = np.array(sel.kappa), np.array(sel.c)
+    g = c / (lam[subset] + kap)
+    gam = kap / (kap + lam[subset])
+    beta = (len(y) - gam.sum()) / np.sum((y - W @ g) ** 2)
+
+    def log_ev(log_a, log_b):
+        st = EvidenceState(W, y, float(np.exp(log_b)))
+        st.idx, st.alpha = list(range(W.shape[1])), np.exp(log_a)
+        st.recompute()
+        return st.log_marginal()
+
+    la, lb = np.log(lam[subset] * beta), np.log(beta)
+    st = EvidenceState(W, y, beta)
+    st.idx, st.alpha = list(range(W.shape[1])), np.exp(la)
+    st.recompute()
+    assert np.allclose(gam, 1 - st.alpha * np.diag(st.Sigma), rtol=1e-9)  # gamma_i
+    assert np.allclose(g, st.mu, rtol=1e-9)
+    h = 1e-5
+    for i in range(len(la)):
+        e = np.eye(len(la))[i] * h
+        assert (log_ev(la + e, lb) - log_ev(la - e, lb)) / (2 * h) == pytest.approx(0, abs=1e-5)
+    assert (log_ev(la, lb + h) - log_ev(la, lb - h)) / (2 * h) == pytest.approx(0, abs=1e-5)
+
+
+def test_lrols_loo_outer_loop():
+    _, y, F = _toy(n=80, seed=13, width=0.7)
+    fit = lrols_loo(F, y)
+    assert 1 <= fit.outer <= 10 and fit.m >= 1
+    assert fit.history[0][1] == pytest.approx(ofr_loo(F, y, np.full(80, 1e-6), 79)[2])
+    assert fit.loo_mse == pytest.approx(fit.history[-1][1])
+    chosen = fit.sel.sel[: fit.m]
+    assert np.allclose(fit.sel.lam_t[: fit.m], fit.lam[chosen])  # model matches its lambdas
+    assert fit.outer > 1 and np.any(fit.lam[chosen] != 1e-6)  # the evidence moved them
+    others = np.setdiff1d(np.arange(80), chosen)
+    assert np.all((fit.lam[others] == 1e-6) | np.isin(others, list(fit.sel.sel)))

@@ -4,5 +4,7 @@ One engine serves them all (DESIGN §5, spec/rbf-ols.md Part C): :mod:`.design` 
 dictionaries and scaling), :mod:`.orthogonal` (MGS forward selection with pluggable
 score, regularisation and criterion), :mod:`.stopping`, :mod:`.criteria`, :mod:`.ridge`,
 :mod:`.evidence` (the rank-one S/Q/R evidence updates shared by SSGE and the fast RVM),
-:mod:`.ssge`, :mod:`.rvm`, :mod:`.abf`; the DELVE plugins live in :mod:`.plugins`.
+:mod:`.ssge`, :mod:`.rvm`, :mod:`.abf`, :mod:`.local_ridge` (ORR's per-centre lambdas by
+GCV sweeps), :mod:`.lrols` (LROLS-LOO's evidence lambdas around the selection engine);
+the DELVE plugins live in :mod:`.plugins`.
 """

@@ -10,9 +10,15 @@ Because the centres are the inputs, Phi is symmetric: one eigendecomposition
 
 Readings of what the spec leaves open: initial widths r_d = 1 on inputs scaled to
 [-1, 1], alpha = 1e-3 and beta = 1 / (0.1 var t) as in the SSGE initialisation (§1.5.6);
-CG over the log parameters (scipy's Polak-Ribiere CG); one work unit = one CG
-iteration. For large N the width stage runs on a random subset of at most ``max_n``
-training cases (§1.7 "Big gap", the spec's suggested reading).
+CG over the log parameters with the project's one CG minimiser (:mod:`..cg`, the
+thesis' Polak-Ribiere CG with the Wolfe-Powell line search), stopped after
+``max_iterations`` iterations (the spec's 100-200 cap), when the largest gradient
+component falls below ``gtol`` = 1e-4, or on the thesis' convergence test (two failed
+line searches); one work unit = one CG iteration. The gradient is returned lazily: the
+line search asks for it only at points it does not reject on their value, which saves
+the O(N^3) ``Phi Sigma`` product there. For large N the width stage runs on a random
+subset of at most ``max_n`` training cases (§1.7 "Big gap", the spec's suggested
+reading).
 """
 
 from __future__ import annotations
@@ -20,9 +26,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import minimize
 
 from ..base import LOG2PI
+from ..cg import minimize
 from .design import rbf_design
 
 
@@ -48,6 +54,15 @@ class AbfFit:
 def log_ml_and_grad(theta: np.ndarray, X: np.ndarray, t: np.ndarray, want_post: bool = False):
     """Log marginal likelihood of ABF and its gradient w.r.t. (log alpha, log beta,
     log r_1..r_D)."""
+    L, grad, post = _log_ml_lazy(theta, X, t)
+    if want_post:
+        return (L, grad(), *post())
+    return L, grad()
+
+
+def _log_ml_lazy(theta: np.ndarray, X: np.ndarray, t: np.ndarray):
+    """``(L, grad(), post())``: the value from one eigendecomposition ``Phi = V l V^T``
+    (O(N^3)); the gradient and the posterior (mu, Sigma) as closures, computed on demand."""
     N, D = X.shape
     la, lb, lr = theta[0], theta[1], theta[2:]
     a, b, r = np.exp(la), np.exp(lb), np.exp(lr)
@@ -57,25 +72,29 @@ def log_ml_and_grad(theta: np.ndarray, X: np.ndarray, t: np.ndarray, want_post: 
     den = b * lam**2 + a
     c = 1.0 / b + lam**2 / a
     L = -0.5 * (N * LOG2PI + np.sum(np.log(c)) + np.sum(u**2 / c))
-    gamma = np.sum(b * lam**2 / den)
     mu_e = b * lam * u / den  # mu in the eigenbasis
     res_e = a * u / den  # t - Phi mu in the eigenbasis
-    mu2, sse = float(mu_e @ mu_e), float(res_e @ res_e)
-    g = np.empty_like(theta)
-    g[0] = 0.5 * (gamma - a * mu2)
-    g[1] = 0.5 * ((N - gamma) - b * sse)
-    mu = V @ mu_e
-    resid = V @ res_e
-    PhiSigma = (V * (lam / den)) @ V.T
-    W = b * (np.outer(resid, mu) - PhiSigma) * Phi  # D * Phi
-    rs, cs = W.sum(1), W.sum(0)
-    X2 = X**2
-    quad = np.einsum("nd,nd->d", X, W @ X)
-    g[2:] = 2.0 / r**2 * (X2.T @ rs + X2.T @ cs - 2.0 * quad)
-    if want_post:
-        Sigma = (V / den) @ V.T
-        return L, g, mu, Sigma
-    return L, g
+
+    def grad() -> np.ndarray:
+        gamma = np.sum(b * lam**2 / den)
+        mu2, sse = float(mu_e @ mu_e), float(res_e @ res_e)
+        g = np.empty_like(theta)
+        g[0] = 0.5 * (gamma - a * mu2)
+        g[1] = 0.5 * ((N - gamma) - b * sse)
+        mu = V @ mu_e
+        resid = V @ res_e
+        PhiSigma = (V * (lam / den)) @ V.T
+        W = b * (np.outer(resid, mu) - PhiSigma) * Phi  # D * Phi (eq. 49)
+        rs, cs = W.sum(1), W.sum(0)
+        X2 = X**2
+        quad = np.einsum("nd,nd->d", X, W @ X)
+        g[2:] = 2.0 / r**2 * (X2.T @ rs + X2.T @ cs - 2.0 * quad)
+        return g
+
+    def post() -> tuple[np.ndarray, np.ndarray]:
+        return V @ mu_e, (V / den) @ V.T
+
+    return L, grad, post
 
 
 def fit_abf(
@@ -84,6 +103,7 @@ def fit_abf(
     widths0: float | np.ndarray = 1.0,
     max_iterations: int = 100,
     stop=None,
+    gtol: float = 1e-4,
 ) -> AbfFit:
     """Maximise the ABF marginal likelihood by CG; ``stop(iterations)`` may end it early."""
     N, D = X.shape
@@ -91,28 +111,18 @@ def fit_abf(
     theta0 = np.concatenate(
         [[np.log(1e-3), np.log(1.0 / (0.1 * var_t))], np.log(np.broadcast_to(widths0, (D,)))]
     )
-    count = {"it": 0, "ev": 0}
 
     def f(th):
-        count["ev"] += 1
-        L, g = log_ml_and_grad(th, X, t)
+        L, grad, _ = _log_ml_lazy(th, X, t)
         if not np.isfinite(L):
-            return 1e300, np.zeros_like(th)
-        return -L, -g
+            return np.inf, np.zeros_like(th)  # the CG backtracks from non-finite points
+        return -L, lambda: -grad()
 
-    def cb(*_):
-        count["it"] += 1
-        if stop is not None and stop(count["it"]):
-            raise StopIteration
+    def done(cg, _ls) -> bool:
+        small = float(np.max(np.abs(cg.g))) < gtol
+        return small or (stop is not None and stop(cg.iterations))
 
-    res = minimize(
-        f,
-        theta0,
-        jac=True,
-        method="CG",
-        callback=cb,
-        options={"maxiter": max_iterations, "gtol": 1e-4},
-    )
+    res = minimize(f, theta0, max_iter=max_iterations, callback=done)
     th = res.x
     L, _, mu, Sigma = log_ml_and_grad(th, X, t, want_post=True)
     return AbfFit(
@@ -120,8 +130,8 @@ def fit_abf(
         float(np.exp(th[0])),
         float(np.exp(th[1])),
         float(L),
-        count["it"],
-        count["ev"],
+        res.iterations,
+        res.evals,
         X,
         mu,
         Sigma,

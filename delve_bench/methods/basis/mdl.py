@@ -12,6 +12,11 @@ The relevance flags cost (k + 1) log k0 (the code [AG] adopted); the bias counts
 the k relevant weights when kept. Readings: [AG] trained Tipping's original RVM; the
 fast RVM reaches the same kind of fixed point and is the default here (``plain=True``
 selects the original re-estimation).
+
+Width parameterisation: rho is a standard deviation, as the seed prints the kernel. The
+"variance" reading (``exp(-||x - x'||^2 / (2 rho))``) was checked and rejected on AG's own
+cos(x^2) problem: it would match the location of their MDL minimum but not their
+relevance-vector counts, which the seed's reading does (benchmarks/basis_mdl.py).
 """
 
 from __future__ import annotations

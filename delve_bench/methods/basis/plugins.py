@@ -16,6 +16,8 @@ from ..base import FitContext, Gaussian, Method, Prediction
 from .abf import AbfFit, abf_widths, fit_abf
 from .design import Scaling, rbf_design
 from .evidence import EvidenceState
+from .local_ridge import local_ridge, starting_model
+from .lrols import lrols_loo
 from .orthogonal import OrthogonalSelection, run_selection
 from .ridge import global_ridge
 from .rvm import fast_rvm
@@ -298,6 +300,101 @@ class OrrRidge(_BasisMethod):
             criterion_value=fit.value,
             gamma=fit.gamma,
             **{"lambda": fit.lam},
+        )
+
+
+class LocalRidgeMethod(_BasisMethod):
+    """local-ridge-1: ORR's local ridge regression (A.8), one lambda per centre set to its
+    GCV minimiser in sweeps until GCV stops falling; lambda = inf prunes a centre. It
+    post-processes a starting model: by default global ridge on all centres (ORR's option
+    a; ``init="ols"``: the OLS-GCV subset at lambda 0, option b), whose own GCV also picks
+    the radius scale (A.14). One work unit = one sweep."""
+
+    def __init__(
+        self,
+        init: str = "ridge",
+        scales: tuple[float, ...] = (0.25, 0.5, 1.0, 2.0, 4.0),
+        max_sweeps: int = 20,
+        tol: float = 1e-4,
+        wait: int = 2,
+        thresh: float = 1e4,
+    ):
+        if init not in ("ols", "ridge"):
+            raise ValueError(f"init must be 'ols' or 'ridge', not {init!r}")
+        self.init, self.scales, self.max_sweeps, self.tol = init, scales, max_sweeps, tol
+        self.wait, self.thresh = wait, thresh
+
+    def fit(self, X, y, ctx):
+        Xs, t = self._prepare(X, y)
+        base = orr_radii(Xs)
+        best = None
+        for s in self.scales:
+            F = rbf_design(Xs, Xs, s * base)
+            start = starting_model(F, t, self.init, self.wait, self.thresh)
+            if best is None or start.gcv < best[0].gcv:
+                best = (start, s, F)
+        start, s, F = best
+        fit = local_ridge(
+            F, t, start, max_sweeps=self.max_sweeps, tol=self.tol, stop=_budget_stop(ctx)
+        )
+        self._set_linear(Xs[fit.active], s * base, fit.weights)
+        ctx.info.update(
+            n_basis=len(fit.active),
+            n_initial=len(fit.initial),
+            scale=s,
+            widths=s * base,
+            gcv=fit.gcv,
+            gamma=fit.gamma,
+            sweeps=fit.sweeps,
+            gcv_history=fit.history,
+            lambdas=fit.lam,
+        )
+
+
+class LrolsLoo(_BasisMethod):
+    """lrols-loo-1: locally regularised OFR with the LOO criterion (rbf-ols.md Part C):
+    OFR-LOO selection with one lambda per term, the lambdas updated by global evidence
+    iterations between selection runs until subset and lambdas settle (at most
+    ``max_outer`` runs); radius scale chosen by the final LOO MSE. One work unit = one
+    selection run."""
+
+    def __init__(
+        self,
+        lam_init: float = 1e-6,
+        max_outer: int = 10,
+        scales: tuple[float, ...] = (0.25, 0.5, 1.0, 2.0, 4.0),
+        max_terms: int = 500,
+    ):
+        self.lam_init, self.max_outer, self.scales = lam_init, max_outer, scales
+        self.max_terms = max_terms
+
+    def fit(self, X, y, ctx):
+        Xs, t = self._prepare(X, y)
+        base = orr_radii(Xs)
+        best = None
+        for s in self.scales:
+            fit = lrols_loo(
+                rbf_design(Xs, Xs, s * base),
+                t,
+                lam_init=self.lam_init,
+                max_outer=self.max_outer,
+                max_terms=self.max_terms,
+                stop=_budget_stop(ctx),
+            )
+            if best is None or fit.loo_mse < best[0].loo_mse:
+                best = (fit, s)
+        fit, s = best
+        chosen = fit.sel.sel[: fit.m]
+        self._set_linear(Xs[chosen], s * base, fit.sel.weights(fit.m))
+        ctx.info.update(
+            n_basis=fit.m,
+            scale=s,
+            widths=s * base,
+            loo_mse=fit.loo_mse,
+            outer_iterations=fit.outer,
+            converged=fit.converged,
+            lambdas=fit.lam[chosen],
+            sizes_by_run=[m for m, _ in fit.history],
         )
 
 

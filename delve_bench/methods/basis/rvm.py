@@ -155,14 +155,19 @@ def plain_rvm(
     alpha_max: float = 1e9,
     tol: float = 1e-3,
     stop: Callable[[int], bool] | None = None,
+    beta0: float | None = None,
 ) -> RvmResult:
     """Tipping's (2001) re-estimation RVM (§2.1): all basis functions start in the model
     with ``alpha = (1/N)^2``; each iteration refits the posterior (O(M^3)) and applies
     ``alpha_i = gamma_i / mu_i^2``, ``beta = (N - sum gamma) / ||t - Phi mu||^2``;
     prunes ``alpha_i > alpha_max``; stops when ``max |Delta log alpha| < tol``. The
-    initial ``beta = 1 / (0.1 std t)^2`` is SparseBayes v1's."""
+    initial ``beta = 1 / (0.1 std t)^2`` is SparseBayes v1's (``beta0`` overrides it). With N candidates the early
+    iterates nearly interpolate and ``||t - Phi mu||^2 -> 0``, so beta would overflow:
+    it is clamped at ``1e6 / var(t)`` as in the fast algorithm (SparseBayes 2.0's
+    BetaMaxFactor; a reading, v1 has no clamp)."""
     N, P = B.shape
-    st = EvidenceState(B, t, 1.0 / (0.1 * np.std(t)) ** 2)
+    beta_max = BETA_MAX_FACTOR / float(np.var(t))
+    st = EvidenceState(B, t, beta0 if beta0 is not None else 1.0 / (0.1 * np.std(t)) ** 2)
     st.idx = list(range(P))
     st.alpha = np.full(P, (1.0 / N) ** 2)
     st.recompute()
@@ -171,7 +176,7 @@ def plain_rvm(
     while it < max_iterations and not (stop is not None and stop(it)):
         g = np.clip(1.0 - st.alpha * np.diag(st.Sigma), 1e-12, 1.0)  # round-off guard
         new = g / np.maximum(st.mu**2, 1e-300)
-        beta = (N - g.sum()) / max(st.sse(), 1e-300)
+        beta = min((N - g.sum()) / max(st.sse(), 1e-300), beta_max)
         keep = new < alpha_max
         if not keep.any():
             keep[np.argmin(new)] = True
