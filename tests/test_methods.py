@@ -173,8 +173,17 @@ def test_methods_come_from_yaml_and_entry_points(ws, monkeypatch):
         "entry_points",
         lambda **kw: [EP()] if kw.get("group") == "delve_bench.methods" else real(**kw),
     )
-    names = registry.method_names(ws)
+    registry._entry_point_specs.cache_clear()  # entry points are read once per process
+    try:
+        names = registry.method_names(ws)
+    finally:
+        registry._entry_point_specs.cache_clear()
     assert {"lin-1", "knn-cv-1", "lin-ep-1"} <= set(names)
+    monkeypatch.setattr(
+        registry,
+        "_entry_point_specs",
+        lambda: {"lin-ep-1": registry.MethodSpec("lin-ep-1", EP.value)},
+    )
     assert isinstance(registry.method_spec(ws, "lin-ep-1").instantiate(), Lin1)
     spec = registry.method_spec(ws, "lin-1")
     assert (
