@@ -32,8 +32,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 from _instances import encoded_instance  # noqa: E402
 
 from delve_bench.methods.base import Budget, FitContext  # noqa: E402
-from delve_bench.methods.mlp_ese import MlpEse1  # noqa: E402
-from delve_bench.methods.mlp_mc import predictive, run_chain, select_states  # noqa: E402
+from delve_bench.methods.mlp.ese import MlpEse1  # noqa: E402
+from delve_bench.methods.mlp.mc import predictive, run_chain, select_states  # noqa: E402
 
 TIME_SCALE = 0.05  # the harness default: a modern core = 20 x the 1996 machine
 

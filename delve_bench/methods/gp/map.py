@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...numerics.cg import minimize
+from ...numerics.mixture import sampled_median
 from ..base import FitContext, Gaussian, Method, Prediction
-from ..cg import minimize
-from ..mixture import sampled_median
 from .model import GPObjective, Hyper, Posterior, initial_theta
 
 

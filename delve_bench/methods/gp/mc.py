@@ -32,9 +32,9 @@ from __future__ import annotations
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from ...numerics.hmc import HMC
+from ...numerics.mixture import mixture_median, sampled_median
 from ..base import FitContext, GaussianMixture, Method, Prediction
-from ..hmc import HMC
-from ..mixture import mixture_median, sampled_median
 from .model import GPObjective, Hyper, Posterior, initial_theta
 
 

@@ -14,11 +14,12 @@ from scipy import integrate, special
 from scipy.optimize import brentq
 from scipy.stats import norm
 
-from delve_bench.methods import mlp, mlp_prior
 from delve_bench.methods.base import Budget, FitContext
-from delve_bench.methods.mixture import mixture_median
-from delve_bench.methods.mlp_ese import MlpEse1
-from delve_bench.methods.mlp_mc import MlpMc1, _Store, posterior_energy, select_states
+from delve_bench.methods.mlp import network as mlp
+from delve_bench.methods.mlp import prior as mlp_prior
+from delve_bench.methods.mlp.ese import MlpEse1
+from delve_bench.methods.mlp.mc import MlpMc1, _Store, posterior_energy, select_states
+from delve_bench.numerics.mixture import mixture_median
 
 # -- architecture and initialisation -----------------------------------------------------
 

@@ -9,7 +9,7 @@ import tarfile
 import numpy as np
 import pytest
 import yaml
-from conftest import DATA, needs_data
+from support import DATA, needs_data
 
 from delve_bench.data import dataset_names, dataset_spec, load_dataset
 from delve_bench.data.encoding import abs_dev, fit_coding, median

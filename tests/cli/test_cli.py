@@ -6,7 +6,7 @@ import json
 
 import pandas as pd
 import pytest
-from conftest import needs_data
+from support import needs_data
 
 pytestmark = needs_data
 
@@ -21,7 +21,7 @@ def test_datasets_lists_names_sizes_and_presence(delve):
     r = delve("datasets", check=True)
     for name in ("kin-8nm", "pumadyn-8nm", "boston", "bank-8fm", "hwang-g1", "abalone"):
         assert name in r.stdout
-    assert "generated" in r.stdout and "delve fetch kin-32fh" in r.stdout
+    assert "generated" in r.stdout and "delve fetch kin-32fm" in r.stdout
 
 
 def test_run_writes_losses_skips_finished_and_force_redoes(delve, tmp_path):

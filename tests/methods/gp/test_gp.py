@@ -15,7 +15,7 @@ from delve_bench.methods.base import Budget, FitContext
 from delve_bench.methods.gp import GpMap, GpMc, GPObjective, Hyper, Posterior
 from delve_bench.methods.gp.mc import select_records, widen
 from delve_bench.methods.gp.model import initial_theta, neg_log_prior
-from delve_bench.methods.mixture import mixture_median, sampled_median
+from delve_bench.numerics.mixture import mixture_median, sampled_median
 
 
 @pytest.fixture(autouse=True)
@@ -100,7 +100,7 @@ def test_not_positive_definite_is_infinite_energy_not_a_crash():
     E, g = GPObjective(X, t)(th)
     assert E == np.inf
     # the CG minimiser backtracks from such points instead of failing
-    from delve_bench.methods.cg import minimize
+    from delve_bench.numerics.cg import minimize
 
     res = minimize(GPObjective(X, t), initial_theta(2), max_evals=60)
     assert np.isfinite(res.f)

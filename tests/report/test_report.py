@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from conftest import needs_data
+from support import needs_data
 
 from delve_bench.report.collect import method_order, p_digit
 from delve_bench.report.diagram import y_axis

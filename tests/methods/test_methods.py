@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest import needs_data
+from support import needs_data
 
 from delve_bench.methods.base import Budget, FitContext
 from delve_bench.methods.knn import KnnCv1, loo_losses

@@ -1,7 +1,7 @@
 """mlp-ese-1: ensembles of MLPs trained by conjugate gradients with early stopping
 (spec/methods-thesis.md §4; thesis §3.6 and App. A.3).
 
-Each member is the network of :mod:`.mlp` with the smallest H whose weight count reaches
+Each member is the network of :mod:`.network` with the smallest H whose weight count reaches
 the number of training cases left after a random floor(N/3) validation split (§4.3),
 initialised with ``randomizeNet(0.1)`` (§4.4) and trained on the unregularised squared
 error with the package's one CG minimiser (:mod:`.cg`, §6), one line search at a time.
@@ -32,9 +32,9 @@ import time
 
 import numpy as np
 
-from .base import FitContext, Method, Prediction
-from .cg import ConjugateGradient
-from .mlp import MlpData, MlpShape, ese_hidden_units, forward, forward_many, random_weights
+from ...numerics.cg import ConjugateGradient
+from ..base import FitContext, Method, Prediction
+from .network import MlpData, MlpShape, ese_hidden_units, forward, forward_many, random_weights
 
 
 class _Clock:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from delve_bench.methods import cg
 from delve_bench.methods.base import Budget
+from delve_bench.numerics import cg
 
 
 def rosenbrock(x: np.ndarray) -> tuple[float, np.ndarray]:

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import needs_data
+from support import needs_data
 
 from delve_bench.run.store import instance_state
 
