@@ -17,7 +17,7 @@ from delve_bench.tasks import TaskRef
 
 
 def ctx(m: int = 1) -> FitContext:
-    return FitContext(rng=np.random.default_rng(0), budget=Budget("work"), kinds=["real"] * m)
+    return FitContext(rng=np.random.default_rng(0), budget=Budget(mode="work"), kinds=["real"] * m)
 
 
 def kin_instance(ws, n=256, i=0):
