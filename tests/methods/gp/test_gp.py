@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -200,9 +199,6 @@ def test_work_mode_is_deterministic():
 
 # -- real data, through the harness ------------------------------------------------------
 
-DATA = os.environ.get("DELVE_DATA_PATH")
-needs_data = pytest.mark.skipif(not DATA, reason="DELVE_DATA_PATH is not set")
-
 
 def run_method(tmp_path: Path, method: str, task: str, instance: int = 0) -> dict:
     from delve_bench.run.runner import Job, execute
@@ -219,7 +215,6 @@ def run_method(tmp_path: Path, method: str, task: str, instance: int = 0) -> dic
     return meta, pd.read_csv(d / "losses.csv"), pd.read_csv(d / "predictions.csv")
 
 
-@needs_data
 def test_gp_map_1_runs_on_kin_8nm(tmp_path):
     meta, losses, preds = run_method(tmp_path, "gp-map-1", "kin-8nm/std.64")
     info = meta["info"]
@@ -230,7 +225,6 @@ def test_gp_map_1_runs_on_kin_8nm(tmp_path):
     assert np.isfinite(losses["L"]).all() and (losses["A"] >= 0).all()
 
 
-@needs_data
 def test_gp_mc_1_runs_on_pumadyn_8nm(tmp_path):
     meta, losses, preds = run_method(tmp_path, "gp-mc-1", "pumadyn-8nm/std.64")
     info = meta["info"]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 
 import numpy as np
 import pytest
@@ -267,8 +266,6 @@ def test_thinned_store_keeps_evenly_spaced_states_and_selection_skips_the_first_
 
 
 def _instance(task="kin-8nm/std.64", i=0):
-    if not os.environ.get("DELVE_DATA_PATH"):
-        pytest.skip("DELVE_DATA_PATH is not set")
     from delve_bench.run.runner import Job, encode_instance
     from delve_bench.tasks.names import resolve_tasks
     from delve_bench.workspace import Workspace
@@ -351,8 +348,6 @@ def test_mlp_mc_1_ard_switches_off_an_irrelevant_input():
 
 
 def test_delve_run_end_to_end(tmp_path):
-    if not os.environ.get("DELVE_DATA_PATH"):
-        pytest.skip("DELVE_DATA_PATH is not set")
     from click.testing import CliRunner
 
     from delve_bench.cli import cli
