@@ -28,7 +28,7 @@ from ..data.encoding import fit_coding
 from ..errors import DelveError
 from ..losses import case_losses
 from ..methods.base import FitContext
-from ..methods.registry import DEFAULT_TIME_SCALE, method_spec
+from ..methods.registry import DEFAULT_TIME_SCALE, checked_method, method_spec
 from ..rng import derived_seed
 from ..tasks.instances import task_layout
 from ..tasks.names import TaskRef
@@ -64,7 +64,7 @@ def plan_jobs(
     todo: list[Job] = []
     other: dict[str, list[Job]] = {"done": [], "failed": []}
     for m in methods:
-        method_spec(ws, m)  # unknown names fail before anything runs...
+        checked_method(ws, m)  # unknown names and broken plugins fail before anything runs...
     for ds in sorted({r.dataset for r in refs}):
         load_dataset(ws, ds)  # ...and so do missing, corrupt or malformed data
     for ref in refs:
