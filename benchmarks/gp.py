@@ -27,11 +27,11 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from delve_bench.data import load_dataset
-from delve_bench.data.encoding import fit_coding
 from delve_bench.methods.base import Budget, FitContext
 from delve_bench.methods.gp import GpMap, GpMc
 from delve_bench.methods.gp.model import initial_theta
 from delve_bench.methods.registry import DEFAULT_TIME_SCALE
+from delve_bench.run import load_instance
 from delve_bench.tasks.instances import task_layout
 from delve_bench.tasks.names import resolve_tasks
 from delve_bench.tasks.spec import prototask_spec
@@ -51,22 +51,13 @@ class Encoded:
 def load(dataset: str, size: int, instance: int) -> Encoded:
     ws = Workspace(Path.cwd())
     (ref,) = resolve_tasks(ws, [f"{dataset}/std.{size}"])
-    proto = prototask_spec(ws, ref.dataset, ref.prototask)
-    layout = task_layout(ws, proto, size)
-    ds = load_dataset(ws, dataset)
-    cols, tgt = list(proto.inputs), proto.targets[0]
-    inst = layout.instances[instance]
-    xtr, ytr = ds.values[np.ix_(inst.train, cols)], ds.values[inst.train, tgt]
-    xte, yte = ds.values[np.ix_(inst.test, cols)], ds.values[inst.test, tgt]
-    coding = fit_coding(xtr, ytr, [ds.spec.attributes[j] for j in cols], ds.spec.attributes[tgt])
-    pooled = np.concatenate([ds.values[i.test, tgt] for i in layout.instances])
+    e = load_instance(ws, ref, instance)
+    layout = task_layout(ws, prototask_spec(ws, ref.dataset, ref.prototask), size)
+    tgt = prototask_spec(ws, ref.dataset, ref.prototask).targets[0]
+    values = load_dataset(ws, ref.dataset).values
+    pooled = np.concatenate([values[i.test, tgt] for i in layout.instances])
     return Encoded(
-        coding.inputs(xtr),
-        coding.target(ytr),
-        coding.inputs(xte),
-        yte,
-        coding.decode,
-        float(np.var(pooled, ddof=1)),
+        e.X_train, e.y_train, e.X_test, e.y_test, e.coding.decode, float(np.var(pooled, ddof=1))
     )
 
 
@@ -128,7 +119,7 @@ def main() -> None:
                 for n in args.sizes:
                     for i in args.instances:
                         d = load(ds, n, i)
-                        tm, sm, info = run_method(GpMap(), d, Budget("work", None, 150))
+                        tm, sm, info = run_method(GpMap(), d, Budget(mode="work", work=150))
                         ts, ss, _ = run_sklearn(d)
                         print(
                             f"{ds + '/std.' + str(n):<22}{i:>5}{tm:>11.2f}{ts:>11.2f}"
@@ -146,12 +137,12 @@ def main() -> None:
             for ds in args.datasets:
                 for i in args.instances:
                     d = load(ds, n, i)
-                    tm, sm, _ = run_method(GpMap(), d, Budget("work", None, 150))
+                    tm, sm, _ = run_method(GpMap(), d, Budget(mode="work", work=150))
                     print(f"{ds + '/std.' + str(n):<22}{i:>5}{'map':>8}{tm:>9.1f}{'':>16}", end="")
                     print(f"{'':>9}{sm:>9.4f}", flush=True)
                     for frac in args.mc_budgets:
                         secs = 30 * n * DEFAULT_TIME_SCALE * frac
-                        t, s, info = run_method(GpMc(), d, Budget("cpu", secs, None))
+                        t, s, info = run_method(GpMc(), d, Budget(mode="cpu", cpu_seconds=secs))
                         print(
                             f"{'':<22}{i:>5}{frac:>8.3g}{t:>9.1f}{info['iterations']:>8}"
                             f"{info['acceptance_rate']:>8.3f}{s:>9.4f}{sm:>9.4f}",

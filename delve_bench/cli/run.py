@@ -103,7 +103,7 @@ def run(
     """Run METHODs on every missing instance of TASKs; results go to results/."""
     from ..errors import RunFailed
     from ..methods.registry import DEFAULT_TIME_SCALE
-    from ..run import plan_jobs, run_jobs
+    from ..run import RunInterrupted, RunOptions, plan_jobs, run_jobs
     from ..tasks import resolve_tasks
     from ..tasks.names import parse_instances
 
@@ -113,41 +113,58 @@ def run(
     refs = resolve_tasks(ws, task_names)
     todo, other = plan_jobs(ws, methods_, refs, wanted, force, retry_failed)
     _check_writable(ws, todo)
-    outcomes = run_jobs(
-        ws,
-        todo,
-        budget_mode,
-        DEFAULT_TIME_SCALE if time_scale is None else time_scale,
-        jobs,
-        force,
-        progress=not quiet and sys.stderr.isatty(),
+    options = RunOptions(
+        mode=budget_mode,
+        time_scale=DEFAULT_TIME_SCALE if time_scale is None else time_scale,
+        force=force,
         hard_limit=hard_limit,
-        dask=dask_address,
     )
-    failed = [o for o in outcomes if o["status"] == "failed"]
-    ran = sum(o["status"] == "ok" for o in outcomes)
-    locked = [o for o in outcomes if o["status"] == "locked"]
-    interrupted = [o for o in outcomes if o["status"] == "interrupted"]
+    try:
+        outcomes = run_jobs(
+            ws,
+            todo,
+            options,
+            jobs,
+            progress=not quiet and sys.stderr.isatty(),
+            dask=dask_address,
+        )
+    except RunInterrupted as e:
+        _summary(e.outcomes, other, quiet=False)
+        click.echo(
+            f"interrupted: {len(e.outcomes)} of {len(todo)} jobs finished and are kept; "
+            "the running ones were stopped and left undone; rerun to resume",
+            err=True,
+        )
+        sys.exit(130)
+    failed, interrupted = _summary(outcomes, other, quiet)
+    if failed or interrupted:
+        raise RunFailed(f"{len(failed)} instance(s) failed, {len(interrupted)} interrupted")
+
+
+def _summary(outcomes, other: dict, quiet: bool) -> tuple[list, list]:
+    """Print what a run did; returns its failed and interrupted outcomes."""
+    failed = [o for o in outcomes if o.status == "failed"]
+    ran = sum(o.status == "ok" for o in outcomes)
+    locked = [o for o in outcomes if o.status == "locked"]
+    interrupted = [o for o in outcomes if o.status == "interrupted"]
     if not quiet:
-        cpu = sum(o.get("cpu") or 0 for o in outcomes)
+        cpu = sum(o.cpu or 0 for o in outcomes)
         click.echo(
             f"ran {ran}, skipped {len(other['done'])} finished, {len(failed)} failed, "
             f"{len(locked)} busy elsewhere; {cpu:.2f} CPU s",
             err=True,
         )
     for o in failed:
-        click.echo(f"failed: {o['job'].label}: {o['error']}", err=True)
+        click.echo(f"failed: {o.job.label}: {o.error}", err=True)
     for o in interrupted:
-        click.echo(f"interrupted: {o['job'].label}: {o['error']} (rerun to redo it)", err=True)
+        click.echo(f"interrupted: {o.job.label}: {o.error} (rerun to redo it)", err=True)
     if other["failed"]:
         click.echo(
-            f"{len(other['failed'])} instances failed earlier (rerun with --retry-failed), "
-            f"e.g. {other['failed'][0].label}",
+            f"skipped {len(other['failed'])} instance(s) that failed earlier "
+            f"(rerun them with --retry-failed), e.g. {other['failed'][0].label}",
             err=True,
         )
-    if failed or other["failed"] or interrupted:
-        n = len(failed) + len(other["failed"])
-        raise RunFailed(f"{n} instance(s) failed, {len(interrupted)} interrupted")
+    return failed, interrupted
 
 
 @cli.command()

@@ -160,7 +160,7 @@ def fit(method, X, y, budget, seed=0):
 def test_gp_map_on_toy_data_finds_the_relevant_inputs():
     X, t, _ = toy(n=80, m=4)
     m = GpMap()
-    ctx = fit(m, X, t, Budget("work", None, 150))
+    ctx = fit(m, X, t, Budget(mode="work", work=150))
     assert ctx.info["evaluations"] <= 150
     ls = ctx.info["hyper"]["length_scales"]
     assert ls[0] < ls[2] and ls[0] < ls[3]  # input 0 is the non-linear one
@@ -168,14 +168,14 @@ def test_gp_map_on_toy_data_finds_the_relevant_inputs():
     np.testing.assert_array_equal(p.median, p.mean)
     assert np.all(np.isfinite(p.density.logpdf(t[:5])))
     # the CPU cap of cpu mode stops the run between line searches
-    ctx = fit(GpMap(), X, t, Budget("cpu", 0.0, None))
+    ctx = fit(GpMap(), X, t, Budget(mode="cpu", cpu_seconds=0.0))
     assert ctx.info["stop"] == "budget" and ctx.info["evaluations"] == 1
 
 
 def test_gp_mc_on_toy_data():
     X, t, _ = toy(n=40, m=2)
     m = GpMc(min_iterations=0)
-    ctx = fit(m, X, t, Budget("work", None, 1200))
+    ctx = fit(m, X, t, Budget(mode="work", work=1200))
     info = ctx.info
     assert info["iterations"] == m.iterations_for(40, 1200) == round(1200 * (64 / 40) ** 2)
     assert info["acceptance_rate"] > 0.9  # eps = 0.5/sqrt(n) gives low rejection rates
@@ -192,8 +192,8 @@ def test_gp_mc_on_toy_data():
 def test_work_mode_is_deterministic():
     X, t, _ = toy(n=30, m=2)
     a, b = GpMc(min_iterations=0), GpMc(min_iterations=0)
-    fit(a, X, t, Budget("work", None, 600), seed=5)
-    fit(b, X, t, Budget("work", None, 600), seed=5)
+    fit(a, X, t, Budget(mode="work", work=600), seed=5)
+    fit(b, X, t, Budget(mode="work", work=600), seed=5)
     np.testing.assert_array_equal(a.thetas, b.thetas)
 
 
@@ -201,13 +201,13 @@ def test_work_mode_is_deterministic():
 
 
 def run_method(tmp_path: Path, method: str, task: str, instance: int = 0) -> dict:
-    from delve_bench.run.runner import Job, execute
+    from delve_bench.run.job import Job, execute
     from delve_bench.tasks.names import resolve_tasks
     from delve_bench.workspace import Workspace
 
     (ref,) = resolve_tasks(Workspace(tmp_path), [task])
-    r = execute(str(tmp_path), Job(method, ref, instance), mode="work")
-    assert r["status"] == "ok", r["error"]
+    r = execute(str(tmp_path), Job(method, ref, instance))
+    assert r.status == "ok", r.error
     d = tmp_path / "results" / method / ref.dataset / ref.prototask / ref.name / str(instance)
     meta = json.loads((d / "meta.json").read_text())
     import pandas as pd
