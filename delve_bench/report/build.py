@@ -4,6 +4,10 @@ Output (under ``out``, default the workspace's ``results/``; DESIGN.md §8):
 
 * ``tables/<dataset>-<prototask>-<loss>.{md,csv,tex}``: per task and method;
 * ``tables/{summary,ranks,wins}-<loss>.{md,csv,tex}``: across the reported prototasks;
+* ``tables/{rankings,disagree,pairs,tests}-<loss>.{md,csv,tex}``: rankings with
+  multiplicity-corrected per-task tests, against the Friedman/critical-difference view;
+* ``plots/cd-<loss>.{png,svg}`` with ``plot``: the critical-difference diagram beside the
+  grouping by the corrected DELVE tests;
 * ``plots/<dataset>-<prototask>-<loss>.{png,svg}`` with ``plot``: the DELVE diagrams;
 * ``index.html`` linking them all.
 
@@ -24,6 +28,17 @@ from .collect import PrototaskReport, collect, result_tasks, select_methods
 from .html import LossSummary, Section, render_index
 from .output import write_file
 from .overview import overview
+from .rankings import (
+    disagree_records,
+    disagree_table,
+    family_records,
+    family_table,
+    pairs_records,
+    pairs_table,
+    rankings,
+    rankings_records,
+    rankings_table,
+)
 
 
 @dataclass
@@ -64,9 +79,15 @@ def write_report(
     losses: tuple[str, ...] = ("S",),
     out: Path | None = None,
     plot: bool = False,
+    correction: str = "holm",
+    posthoc: str = "nemenyi",
+    unit: str = "prototask",
 ) -> ReportFiles:
     """Write the report of ``methods`` (default: all with results) on the prototasks or
-    tasks ``names`` (default: every task with results) for each loss."""
+    tasks ``names`` (default: every task with results) for each loss.
+
+    ``correction`` (holm | bh), ``posthoc`` (nemenyi | holm) and ``unit`` (prototask |
+    task) set the rankings across tasks (:mod:`.rankings`)."""
     methods = select_methods(ws, methods)
     refs = resolve_tasks(ws, names) if names else None
     out = Path(out) if out is not None else ws.results
@@ -107,7 +128,24 @@ def write_report(
             written = _write_table(out, f"{kind}-{loss}", table, records)
             res.tables += written
             parts.append((table, written))
-        summaries.append(LossSummary(ov, parts))
+        rk = rankings(reports, methods, loss, unit, correction, posthoc)
+        ranking_parts = []
+        for kind, table, records in (
+            ("rankings", rankings_table(rk), rankings_records(rk)),
+            ("disagree", disagree_table(rk), disagree_records(rk)),
+            ("pairs", pairs_table(rk), pairs_records(rk)),
+            ("tests", family_table(rk), family_records(rk)),
+        ):
+            written = _write_table(out, f"{kind}-{loss}", table, records)
+            res.tables += written
+            ranking_parts.append((table, written))
+        cd_plots: list[str] = []
+        if plot:
+            from .cd import write_cd_diagram
+
+            cd_plots = [str(p.relative_to(out)) for p in write_cd_diagram(rk, out / "plots")]
+            res.plots += cd_plots
+        summaries.append(LossSummary(ov, parts, ranking_parts, cd_plots))
     mine = set(res.tables) | set(res.plots)
     others = sorted(
         str(p.relative_to(out))
