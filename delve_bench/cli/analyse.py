@@ -6,13 +6,13 @@ import click
 
 from ..errors import DelveError
 from ..workspace import Workspace
-from ._group import LOSS, _emit, _ws, cli
+from ._group import LOSS, LOSS_HELP, _emit, _ws, cli
 
 
 @cli.command()
 @click.argument("method")
 @click.argument("task_names", nargs=-1, required=True, metavar="TASK...")
-@click.option("-l", "--loss", type=LOSS, default="S", show_default=True)
+@click.option("-l", "--loss", type=LOSS, default=None, help=LOSS_HELP)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per task.")
 @click.pass_context
 def stats(ctx: click.Context, method, task_names, loss, as_json) -> None:
@@ -32,14 +32,24 @@ def stats(ctx: click.Context, method, task_names, loss, as_json) -> None:
 @click.argument("method_a")
 @click.argument("method_b")
 @click.argument("task_names", nargs=-1, metavar="[TASK]...")
-@click.option("-l", "--loss", type=LOSS, default="S", show_default=True)
+@click.option("-l", "--loss", type=LOSS, default=None, help=LOSS_HELP)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per task.")
 @click.option(
     "--bayes", is_flag=True, help="Also the posterior mass of eq. 2.16 (hierarchical design)."
 )
+@click.option(
+    "--permutation/--no-permutation",
+    default=None,
+    help="Show the exact sign-flip permutation test over instances (default: for Z only).",
+)
 @click.pass_context
-def compare(ctx: click.Context, method_a, method_b, task_names, loss, as_json, bayes) -> None:
-    """Paired comparison METHOD_A - METHOD_B (t-test or quasi-F); all shared tasks by default."""
+def compare(
+    ctx: click.Context, method_a, method_b, task_names, loss, as_json, bayes, permutation
+) -> None:
+    """Paired comparison METHOD_A - METHOD_B (t-test, quasi-F or, for published
+    realisations, the corrected resampled t-test); all shared tasks by default."""
+    import functools
+
     from ..methods.registry import method_spec
     from ..report import format_comparison
     from ..stats.summary import task_comparison
@@ -54,7 +64,7 @@ def compare(ctx: click.Context, method_a, method_b, task_names, loss, as_json, b
     _emit(
         [task_comparison(ws, method_a, method_b, r, loss, bayes) for r in refs],
         as_json,
-        format_comparison,
+        functools.partial(format_comparison, permutation=permutation),
     )
 
 
@@ -90,7 +100,7 @@ def _shared_tasks(ws: Workspace, a: str, b: str):
     "--loss",
     type=LOSS,
     multiple=True,
-    help="Loss to report; repeat for several.  [default: S]",
+    help="Loss to report; repeat for several.  [default: S, and Z for classification tasks]",
 )
 @click.option(
     "--out",
@@ -108,7 +118,7 @@ def report(ctx: click.Context, prototasks, methods_, loss, out, plot) -> None:
     ws = _ws(ctx)
     methods_list = [m.strip() for m in methods_.split(",") if m.strip()] if methods_ else None
     res = write_report(
-        ws, list(prototasks), methods_list, loss or ("S",), Path(out) if out else None, plot
+        ws, list(prototasks), methods_list, loss or None, Path(out) if out else None, plot
     )
     for w in res.warnings:
         click.echo(f"warning: {w}", err=True)

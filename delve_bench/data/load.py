@@ -1,8 +1,10 @@
 """Find, verify and parse a dataset's cases.
 
 Resolution order for a data file: every directory of ``DELVE_DATA_PATH`` (colon
-separated), then the user cache. Generated datasets (hwang) are made in memory. The
-sha256 of the uncompressed content is checked every time; a mismatch is an error.
+separated), then the user cache, then the data shipped with the package (``data/`` of
+a checkout, ``delve_bench/_specs/data`` of an installed wheel). Generated datasets
+(hwang) are made in memory. The sha256 of the uncompressed content is checked every
+time; a mismatch is an error.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DelveError
-from ..workspace import Workspace, cache_dir
+from ..workspace import Workspace, builtin_root, cache_dir
 from . import hwang
 from .spec import DatasetSpec, dataset_spec
 
@@ -39,22 +41,25 @@ class Dataset:
 
 
 def search_path() -> list[Path]:
-    """Directories searched for data files: ``DELVE_DATA_PATH``, then the user cache."""
+    """Directories searched for data files: ``DELVE_DATA_PATH``, the user cache, then the
+    data shipped with the package."""
     dirs = [Path(p) for p in os.environ.get("DELVE_DATA_PATH", "").split(os.pathsep) if p]
-    return dirs + [cache_dir()]
+    return dirs + [cache_dir(), builtin_root() / "data"]
 
 
-def find_file(spec: DatasetSpec) -> Path | None:
-    """The first existing copy of the spec's data file (plain or .gz), or None."""
-    if not spec.file:
-        return None
-    names = [spec.file]
-    names.append(spec.file[:-3] if spec.file.endswith(".gz") else spec.file + ".gz")
+def find_data_file(name: str) -> Path | None:
+    """The first existing copy of data file ``name`` (plain or .gz) on the search path."""
+    names = [name, name[:-3] if name.endswith(".gz") else name + ".gz"]
     for d in search_path():
         for n in names:
             if (d / n).is_file():
                 return d / n
     return None
+
+
+def find_file(spec: DatasetSpec) -> Path | None:
+    """The first existing copy of the spec's data file (plain or .gz), or None."""
+    return find_data_file(spec.file) if spec.file else None
 
 
 def is_present(spec: DatasetSpec) -> bool:

@@ -1,8 +1,12 @@
-"""The plugin interface every method implements (DESIGN §5).
+"""The plugin interface every method implements.
 
 A method sees encoded data only (DELVE's default encoding, fitted by the harness on the
 training set) and returns a :class:`Prediction` in that encoded target space; the harness
 decodes point predictions and adds the Jacobian to log densities before computing losses.
+
+On a classification task (binary or nominal target) the targets arrive as class codes
+0 .. C-1 (``ctx.classes`` names them) and the prediction is a :class:`Categorical`
+distribution over the C classes; the harness scores it with Z, Q and L.
 """
 
 from __future__ import annotations
@@ -62,14 +66,34 @@ class GaussianMixture:
 
 
 @dataclass(frozen=True)
-class Prediction:
-    """What the losses need: the mean (S), the median (A; defaults to the mean) and a
-    predictive density (L) or None when the method has none."""
+class Categorical:
+    """Class probabilities per test case: ``probs[j, c] = P(class c | case j)``, shape
+    (cases, classes), each row summing to 1."""
 
-    mean: np.ndarray
+    probs: np.ndarray
+
+    def logpmf(self, t: np.ndarray) -> np.ndarray:
+        p = np.take_along_axis(self.probs, np.asarray(t, np.intp)[:, None], axis=1)[:, 0]
+        with np.errstate(divide="ignore"):
+            return np.log(p)
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """What the losses need. Regression: the mean (S), the median (A; defaults to the
+    mean) and a predictive density (L) or None when the method has none. Classification:
+    ``categorical``, the predictive distribution over the classes (Z, Q and L)."""
+
+    mean: np.ndarray | None = None
     median: np.ndarray | None = None
     density: Density | None = None
     info: dict = field(default_factory=dict)
+    categorical: Categorical | None = None
+
+    @classmethod
+    def of_probs(cls, probs: np.ndarray, info: dict | None = None) -> Prediction:
+        """A classification prediction from a (cases, classes) probability matrix."""
+        return cls(categorical=Categorical(np.asarray(probs, dtype=float)), info=info or {})
 
     @property
     def point_for_A(self) -> np.ndarray:
@@ -115,6 +139,7 @@ class FitContext:
     rng: np.random.Generator
     budget: Budget
     kinds: list[str]  # 'real' | 'binary' per encoded input column
+    classes: tuple[str, ...] = ()  # the target's class labels (classification), else ()
     progress: Callable[[float], None] = lambda fraction: None
     info: dict = field(default_factory=dict)  # the method may record facts for meta.json
 
@@ -135,3 +160,27 @@ class Method(ABC):
     @abstractmethod
     def predict(self, X: np.ndarray) -> Prediction:
         """Predict for encoded test inputs, in the encoded target space."""
+
+    @classmethod
+    def is_classifier(cls) -> bool:
+        """True when the method serves classification tasks (its losses are Z, Q, L)."""
+        return "Z" in cls.losses or "Q" in cls.losses
+
+
+class Classifier(Method):
+    """Base class of classification plugins: ``fit`` receives class codes 0 .. C-1 with
+    ``C = len(ctx.classes)``; ``predict`` returns :meth:`Prediction.of_probs`."""
+
+    losses: tuple[str, ...] = ("Z", "Q", "L")
+    #: largest number of classes the method handles (2: two-class methods)
+    max_classes: int | None = None
+
+    def _classes(self, y: np.ndarray, ctx: FitContext) -> int:
+        """The number of classes C, checked against :attr:`max_classes`."""
+        C = len(ctx.classes) or int(np.max(y)) + 1
+        if self.max_classes is not None and C > self.max_classes:
+            raise ValueError(
+                f"{type(self).__name__} is a {self.max_classes}-class method; "
+                f"this target has {C} classes"
+            )
+        return C

@@ -26,7 +26,7 @@ from .. import __version__
 from ..data import load_dataset
 from ..data.encoding import fit_coding
 from ..errors import DelveError
-from ..losses import case_losses
+from ..losses import case_losses, class_losses
 from ..methods.base import FitContext
 from ..methods.registry import DEFAULT_TIME_SCALE, method_spec
 from ..rng import derived_seed
@@ -68,7 +68,10 @@ def plan_jobs(
     for ds in sorted({r.dataset for r in refs}):
         load_dataset(ws, ds)  # ...and so do missing, corrupt or malformed data
     for ref in refs:
-        layout = task_layout(ws, prototask_spec(ws, ref.dataset, ref.prototask), ref.size)
+        proto = prototask_spec(ws, ref.dataset, ref.prototask)
+        for m in methods:
+            check_method_task(ws, m, proto)  # ...and so does a method that cannot do the task
+        layout = task_layout(ws, proto, ref.size)
         idx = [i.index for i in layout.instances]
         if instances is not None:
             bad = sorted(instances - set(idx))
@@ -88,6 +91,29 @@ def plan_jobs(
                 else:
                     todo.append(job)
     return todo, other
+
+
+def check_method_task(ws: Workspace, method: str, proto) -> None:
+    """A one-line error when ``method`` cannot serve the prototask: a regression method on
+    a classification task or the reverse, or too many classes for a two-class method."""
+    from ..methods.base import Method
+    from ..methods.sklearn import is_sklearn_classifier
+
+    cls = method_spec(ws, method).load_class()
+    ours = isinstance(cls, type) and issubclass(cls, Method)
+    classifier = cls.is_classifier() if ours else is_sklearn_classifier(cls)
+    if classifier != proto.categorical:
+        kind = "classification" if classifier else "regression"
+        task_kind = "classification" if proto.categorical else "regression"
+        raise DelveError(
+            f"{method} is a {kind} method; {proto.full_name} is a {task_kind} prototask "
+            f"(losses {', '.join(proto.losses)})"
+        )
+    most = getattr(cls, "max_classes", None)
+    if classifier and most is not None and len(proto.classes) > most:
+        raise DelveError(
+            f"{method} is a {most}-class method; {proto.full_name} has {len(proto.classes)} classes"
+        )
 
 
 def hard_limits(
@@ -207,51 +233,29 @@ def _execute_locked(ws: Workspace, d: Path, job: Job, mode: str, time_scale: flo
         method = spec.instantiate()
         budget = spec.make_budget(len(inst.train), mode, time_scale)
         meta["budget"] = budget.describe() | {"time_scale": time_scale if mode == "cpu" else None}
-        ctx = FitContext(rng=np.random.default_rng(seed), budget=budget, kinds=coding.kinds)
+        ctx = FitContext(
+            rng=np.random.default_rng(seed),
+            budget=budget,
+            kinds=coding.kinds,
+            classes=coding.classes,
+        )
         if method.wants_raw:
             Xtr, Ytr, Xte = xtr, ytr, xte
         else:
             Xtr, Ytr, Xte = coding.inputs(xtr), coding.target(ytr), coding.inputs(xte)
+        if coding.categorical:
+            Ytr = coding.target(ytr)  # class codes, raw or not
         method.fit(Xtr, Ytr, ctx)
         fit_cpu = time.process_time() - cpu0
         pred = method.predict(Xte)
-        decode = (lambda v: np.asarray(v, float)) if method.wants_raw else coding.decode
-        mean, median = decode(pred.mean), decode(pred.point_for_A)
-        logd = var = None
-        if pred.density is not None and "L" in method.losses:
-            if method.wants_raw:
-                logd, var = pred.density.logpdf(yte), pred.density.variance()
-            else:
-                logd = pred.density.logpdf(coding.target(yte)) + coding.log_jacobian
-                var = pred.density.variance() * coding.target_scale**2
-        for name, v in (("mean", mean), ("median", median), ("log density", logd)):
-            if v is not None and (np.shape(v) != (len(yte),) or not np.all(np.isfinite(v))):
-                raise FloatingPointError(f"non-finite or misshapen {name} predictions")
+        score = _score_classes if coding.categorical else _score_regression
+        preds, table, losses = score(method, pred, coding, inst.test, yte)
         cpu = time.process_time() - cpu0
         if budget.cpu_seconds and cpu > HARD_LIMIT_FACTOR * budget.cpu_seconds + 60:
             raise TimeoutError(
                 f"CPU time {cpu:.1f} s is over the hard limit "
                 f"({HARD_LIMIT_FACTOR} x budget {budget.cpu_seconds:.1f} s + 60 s)"
             )
-        losses = case_losses(yte, mean, median, logd)
-        preds = pd.DataFrame(
-            {
-                "case": inst.test,
-                "target": yte,
-                "mean": mean,
-                "median": median,
-                "var": np.nan if var is None else var,
-                "log_density": np.nan if logd is None else logd,
-            }
-        )
-        table = pd.DataFrame(
-            {
-                "case": inst.test,
-                "S": losses["S"],
-                "A": losses["A"],
-                "L": np.nan if losses["L"] is None else losses["L"],
-            }
-        )
         atomic_write(d / "predictions.csv", csv_bytes(preds))
         data = csv_bytes(table)
         atomic_write(d / "losses.csv", data)
@@ -272,6 +276,75 @@ def _execute_locked(ws: Workspace, d: Path, job: Job, mode: str, time_scale: flo
     meta["end"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     atomic_write(d / "meta.json", (json.dumps(meta, indent=2, sort_keys=True) + "\n").encode())
     return {"status": status, "error": error, "cpu": meta["cpu_seconds"], "job": job}
+
+
+def _score_regression(method, pred, coding, cases: np.ndarray, yte: np.ndarray):
+    """predictions.csv and losses.csv (case, S, A, L) of a regression prediction."""
+    decode = (lambda v: np.asarray(v, float)) if method.wants_raw else coding.decode
+    if pred.mean is None:
+        raise ValueError("the prediction has no mean (a classifier on a regression task?)")
+    mean, median = decode(pred.mean), decode(pred.point_for_A)
+    logd = var = None
+    if pred.density is not None and "L" in method.losses:
+        if method.wants_raw:
+            logd, var = pred.density.logpdf(yte), pred.density.variance()
+        else:
+            logd = pred.density.logpdf(coding.target(yte)) + coding.log_jacobian
+            var = pred.density.variance() * coding.target_scale**2
+    for name, v in (("mean", mean), ("median", median), ("log density", logd)):
+        if v is not None and (np.shape(v) != (len(yte),) or not np.all(np.isfinite(v))):
+            raise FloatingPointError(f"non-finite or misshapen {name} predictions")
+    losses = case_losses(yte, mean, median, logd)
+    preds = pd.DataFrame(
+        {
+            "case": cases,
+            "target": yte,
+            "mean": mean,
+            "median": median,
+            "var": np.nan if var is None else var,
+            "log_density": np.nan if logd is None else logd,
+        }
+    )
+    table = pd.DataFrame(
+        {
+            "case": cases,
+            "S": losses["S"],
+            "A": losses["A"],
+            "L": np.nan if losses["L"] is None else losses["L"],
+        }
+    )
+    return preds, table, losses
+
+
+#: how far a row of predicted class probabilities may be from summing to 1
+PROB_TOLERANCE = 1e-6
+
+
+def _score_classes(method, pred, coding, cases: np.ndarray, yte: np.ndarray):
+    """predictions.csv (case, target, one probability column per class) and losses.csv
+    (case, Z, Q, L) of a classification prediction. Probabilities must be finite, >= 0
+    and sum to 1 within 1e-6 per case; they are renormalised before scoring."""
+    if pred.categorical is None:
+        raise ValueError("the prediction has no class probabilities (a regression method?)")
+    P = np.asarray(pred.categorical.probs, dtype=float)
+    C = len(coding.classes)
+    if P.shape != (len(yte), C):
+        raise FloatingPointError(
+            f"class probabilities have shape {P.shape}, expected ({len(yte)}, {C})"
+        )
+    if not np.all(np.isfinite(P)) or P.min() < 0:
+        raise FloatingPointError("non-finite or negative class probabilities")
+    total = P.sum(axis=1)
+    if np.max(np.abs(total - 1.0)) > PROB_TOLERANCE:
+        raise FloatingPointError("class probabilities do not sum to 1")
+    P = P / total[:, None]
+    t = coding.target(yte)
+    losses = class_losses(t, P)
+    preds = pd.DataFrame({"case": cases, "target": [coding.classes[c] for c in t]})
+    for c, label in enumerate(coding.classes):
+        preds[f"p.{label}"] = P[:, c]
+    table = pd.DataFrame({"case": cases, "Z": losses["Z"], "Q": losses["Q"], "L": losses["L"]})
+    return preds, table, losses
 
 
 def _jsonable(x):
