@@ -82,18 +82,31 @@ class Categorical:
 class Prediction:
     """What the losses need. Regression: the mean (S), the median (A; defaults to the
     mean) and a predictive density (L) or None when the method has none. Classification:
-    ``categorical``, the predictive distribution over the classes (Z, Q and L)."""
+    ``categorical``, the predictive distribution over the classes (Z, Q and L), and
+    optionally ``by_loss``, other distributions for some losses (a method that tunes
+    itself per loss, as knn-cv-1 does for S, A and L)."""
 
     mean: np.ndarray | None = None
     median: np.ndarray | None = None
     density: Density | None = None
     info: dict = field(default_factory=dict)
     categorical: Categorical | None = None
+    by_loss: dict[str, Categorical] = field(default_factory=dict)
 
     @classmethod
-    def of_probs(cls, probs: np.ndarray, info: dict | None = None) -> Prediction:
-        """A classification prediction from a (cases, classes) probability matrix."""
-        return cls(categorical=Categorical(np.asarray(probs, dtype=float)), info=info or {})
+    def of_probs(
+        cls, probs: np.ndarray, info: dict | None = None, by_loss: dict | None = None
+    ) -> Prediction:
+        """A classification prediction from a (cases, classes) probability matrix, and
+        optionally other matrices for some of the losses Z, Q, L."""
+        other = {k: Categorical(np.asarray(v, dtype=float)) for k, v in (by_loss or {}).items()}
+        return cls(
+            categorical=Categorical(np.asarray(probs, dtype=float)), info=info or {}, by_loss=other
+        )
+
+    def categorical_for(self, loss: str) -> Categorical | None:
+        """The class distribution scored by ``loss``."""
+        return self.by_loss.get(loss, self.categorical)
 
     @property
     def point_for_A(self) -> np.ndarray:

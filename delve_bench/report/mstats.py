@@ -107,7 +107,7 @@ def format_comparison(c: dict, permutation: bool | None = None) -> str:
     ]
     lines += _sd_rows(c)
     p = c["p_text"] if c["p_text"].startswith("<") else f"= {c['p_text']}"
-    label = {"resampled-t": "corrected resampled t-test", "case-t": "t-test over test cases"}
+    label = {"corrected t": "corrected resampled t-test", "case t": "t-test over test cases"}
     lines += [
         "",
         f"    Significance of difference ({label.get(c['test'], c['test'] + '-test')}), p {p}",

@@ -25,27 +25,23 @@ from ..tasks.spec import prototask_spec
 from ..workspace import Workspace
 from .anova import Anova, anova
 from .bayes import posterior_opposite_mass
+from .fixed import fixed_estimate, fixed_split_t
 from .permutation import sign_flip_test
-from .resampled import (
-    corrected_resampled_t,
-    fixed_estimate,
-    fixed_split_t,
-    resampled_estimate,
-)
+from .resampled import corrected_resampled_t_test, resampled_estimate
 from .tests import TestResult, compare_test
 
 #: what each design's test is called in the outputs
 TEST_NAMES = {
     "t": "paired t-test",
     "F": "Lindman's quasi-F test",
-    "resampled-t": "corrected resampled t-test (Nadeau & Bengio 2003)",
-    "case-t": "paired t-test over test cases (one training set)",
+    "corrected t": "corrected resampled t-test (Nadeau & Bengio 2003)",
+    "case t": "paired t-test over test cases (one training set)",
 }
 DESIGN_TESTS = {
     "hierarchical": TEST_NAMES["t"],
     "2-way": TEST_NAMES["F"],
-    "resampled": TEST_NAMES["resampled-t"],
-    "fixed": TEST_NAMES["case-t"],
+    "resampled": TEST_NAMES["corrected t"],
+    "fixed": TEST_NAMES["case t"],
 }
 
 
@@ -141,7 +137,7 @@ def _estimate(y: np.ndarray, design: str, n_train: int | None):
 
 def _test(est, design: str) -> TestResult:
     if design == "resampled":
-        return corrected_resampled_t(est)
+        return corrected_resampled_t_test(est.realisation_means, est.n_train, est.n_test)
     if design == "fixed":
         return fixed_split_t(est)
     return compare_test(est)
@@ -178,13 +174,14 @@ def permutation_fields(ya: np.ndarray, yb: np.ndarray) -> dict | None:
     if len(ya) < 2:
         return None
     r = sign_flip_test((ya - yb).mean(axis=1))
+    I = len(ya)
     return {
         "test": r.test,
         "p": r.p,
-        "exact": r.exact,
-        "patterns": r.patterns,
-        "min_p": r.min_p,
-        "instances": r.instances,
+        "exact": r.test == "sign-flip",
+        "patterns": int(r.df[0]),
+        "min_p": 2.0 / 2.0**I,
+        "instances": I,
     }
 
 

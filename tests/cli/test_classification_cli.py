@@ -67,7 +67,7 @@ def test_compare_uses_the_corrected_resampled_t_test(study, delve):
     c = json.loads(
         delve("compare", "sk-knn", "logistic-1", "banana/ida/std.400", "-l", "Z", "--json").stdout
     )
-    assert c["design"] == "resampled" and c["test"] == "resampled-t"
+    assert c["design"] == "resampled" and c["test"] == "corrected t"
     assert c["test_name"] == "corrected resampled t-test (Nadeau & Bengio 2003)"
     # recompute from the stored losses: realisation means, corrected SE, t with 9 d.o.f.
     res = study / "results"

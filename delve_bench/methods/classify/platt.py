@@ -32,12 +32,18 @@ class Platt:
 
 def _nll(z: np.ndarray, t: np.ndarray) -> float:
     """Cross-entropy of p = 1/(1+exp(z)) to targets t, without overflow."""
-    return float(np.sum(np.where(z >= 0, t * z + np.log1p(np.exp(-np.abs(z))), (t - 1) * z + np.log1p(np.exp(-np.abs(z))))))
+    return float(
+        np.sum(
+            np.where(
+                z >= 0,
+                t * z + np.log1p(np.exp(-np.abs(z))),
+                (t - 1) * z + np.log1p(np.exp(-np.abs(z))),
+            )
+        )
+    )
 
 
-def fit_platt(
-    f: np.ndarray, y: np.ndarray, intercept: bool = True, max_iter: int = 100
-) -> Platt:
+def fit_platt(f: np.ndarray, y: np.ndarray, intercept: bool = True, max_iter: int = 100) -> Platt:
     """Fit Platt's sigmoid to decision values ``f`` (n,) with labels ``y`` (n,) in {-1, +1}."""
     f = np.asarray(f, dtype=float)
     pos = np.asarray(y) > 0

@@ -49,7 +49,9 @@ def _mi_by_definition(y: np.ndarray, yhat: np.ndarray) -> float:
 @pytest.mark.parametrize("lam_update", ["fixed", "evidence"])
 def test_closed_form_loo_outputs_equal_brute_force_refits(lam_update):
     Phi, y = _problem()
-    sel = OrthogonalSelection(Phi, y, lam=1e-6, score="loomi", criterion="loomi", lam_update=lam_update)
+    sel = OrthogonalSelection(
+        Phi, y, lam=1e-6, score="loomi", criterion="loomi", lam_update=lam_update
+    )
     for _ in range(6):
         sel.step()
     W = np.array(sel.Ht).T
@@ -85,14 +87,18 @@ def test_candidate_scores_are_the_loomi_of_each_candidate_model():
     for j in np.flatnonzero(np.isfinite(scores))[::4]:
         Wj = np.column_stack([W, sel.Ft[:, j]])
         brute = _brute_loo_outputs(Wj, y, np.append(lam, 1e-6))
-        assert scores[j] == pytest.approx(_mi_by_definition(y, np.where(brute > 0, 1, -1)), abs=1e-12)
+        assert scores[j] == pytest.approx(
+            _mi_by_definition(y, np.where(brute > 0, 1, -1)), abs=1e-12
+        )
 
 
 def test_mutual_information_edge_cases():
     pos = np.array([True, True, False, False])
     assert mutual_information(pos, np.ones(4, bool)) == pytest.approx(1.0)  # perfect: 1 bit
     assert mutual_information(pos, np.array([True, True, False, False])) == 0.0  # all one class
-    assert mutual_information(pos, np.zeros(4, bool)) == pytest.approx(1.0)  # all wrong: still 1 bit
+    assert mutual_information(pos, np.zeros(4, bool)) == pytest.approx(
+        1.0
+    )  # all wrong: still 1 bit
 
 
 def _log_evidence(h: float, eps: float, N: int, kap: float, c: float, ee: float) -> float:
@@ -149,6 +155,8 @@ def test_look_ahead_termination_keeps_the_first_unbeaten_size():
             if stop.update(m, -j):
                 break
         first = next(
-            M for M in range(m_min, len(J) + 1) if all(J[M + i - 1] <= J[M - 1] for i in range(1, p_look + 1))
+            M
+            for M in range(m_min, len(J) + 1)
+            if all(J[M + i - 1] <= J[M - 1] for i in range(1, p_look + 1))
         )
         assert stop.best_m == first == want

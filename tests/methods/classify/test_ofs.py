@@ -54,7 +54,9 @@ def test_loomr_ablation(ripley):
 
 def test_two_classes_only():
     with pytest.raises(ValueError, match="2-class method"):
-        ctx = FitContext(rng=np.random.default_rng(0), budget=Budget(), kinds=[], classes=("a", "b", "c"))
+        ctx = FitContext(
+            rng=np.random.default_rng(0), budget=Budget(), kinds=[], classes=("a", "b", "c")
+        )
         OfsLoomi().fit(np.zeros((3, 1)), np.array([0, 1, 2]), ctx)
 
 
