@@ -40,3 +40,13 @@ def class_instance(ws, dataset: str, prototask: str, size: int, index: int):
     xte, yte = ds.values[np.ix_(inst.test, cols)], ds.values[inst.test, t]
     c = fit_coding(xtr, ytr, attrs, target)
     return c.inputs(xtr), c.target(ytr), c.inputs(xte), c.target(yte), c.classes
+
+
+def fit_method(method, X, y, budget=None, seed: int = 0):
+    """Fit ``method`` on encoded ``X`` (n, m), ``y`` (n,) with a seeded context (an unlimited
+    work budget unless given) and return the context (its ``info`` is the meta.json part)."""
+    from delve_bench.methods.base import FitContext
+
+    ctx = FitContext.seeded(seed=seed, budget=budget, kinds=len(X[0]))
+    method.fit(X, y, ctx)
+    return ctx

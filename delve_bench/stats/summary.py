@@ -13,6 +13,8 @@ permutation test over instances (:mod:`.permutation`) when there are 2 or more.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..data import load_dataset
@@ -24,7 +26,7 @@ from ..tasks.names import TaskRef
 from ..tasks.spec import prototask_spec
 from ..workspace import Workspace
 from .anova import Anova, anova
-from .bayes import posterior_opposite_mass
+from .bayes import posterior
 from .fixed import fixed_estimate, fixed_split_t
 from .permutation import sign_flip_test
 from .resampled import corrected_resampled_t_test, resampled_estimate
@@ -215,8 +217,14 @@ def compare(
         "permutation": permutation_fields(ya, yb),
         "standardization": {"scale": st.scale, "shift": st.shift},
     }
-    if bayes and design == "hierarchical":
-        out["posterior_opposite_sign"] = posterior_opposite_mass(est)
+    if bayes and isinstance(est, Anova):  # the posterior is for DELVE's two designs
+        post = posterior(est, grid=0)
+        out.update(
+            posterior_prob_negative=post.prob_negative,
+            posterior_prob_positive=post.prob_positive,
+            posterior_opposite_sign=post.opposite,
+            posterior_method=post.method,
+        )
     return out
 
 
@@ -234,15 +242,42 @@ def task_summary(ws: Workspace, method: str, ref: TaskRef, loss: str | None = No
     }
 
 
-def task_comparison(
-    ws: Workspace,
-    method_a: str,
-    method_b: str,
-    ref: TaskRef,
-    loss: str | None = None,
-    bayes: bool = False,
-) -> dict:
-    """Paired comparison A - B on a task: difference, SE, variance components and p."""
+@dataclass(frozen=True)
+class PairedLosses:
+    """Two methods' loss matrices on the instances of a task, rows paired by instance
+    and columns by test case, with the task's standardisation."""
+
+    method_a: str
+    method_b: str
+    ref: TaskRef
+    layout: TaskLayout
+    loss: str
+    used: list[int]
+    states: dict
+    ya: np.ndarray
+    yb: np.ndarray
+    st: Standardizer
+
+    @property
+    def design(self) -> str:
+        return self.layout.design
+
+    def difference(self) -> Anova:
+        """The ANOVA of A - B (DELVE's hierarchical and 2-way designs only: the ANOVA's
+        independence assumptions fail for overlapping or single training sets)."""
+        if self.design not in ("hierarchical", "2-way"):
+            raise DelveError(
+                f"{self.ref.full_name} has the {self.design} design: the ANOVA, its power "
+                "and posterior need DELVE's hierarchical or 2-way design"
+            )
+        return anova(self.ya - self.yb, self.design)
+
+
+def paired_losses(
+    ws: Workspace, method_a: str, method_b: str, ref: TaskRef, loss: str | None = None
+) -> PairedLosses:
+    """Read both methods' losses on ``ref``; they must cover the same instances.
+    ``loss`` None: the task's first loss (S, or Z for classification)."""
     layout = layout_of(ws, ref)
     loss = loss or default_loss(layout)
     st = task_standardizer(ws, layout, loss)
@@ -253,9 +288,22 @@ def task_comparison(
             f"{method_a} and {method_b} have results on different instances of "
             f"{ref.full_name} ({used_a} vs {used_b}); run the missing ones first"
         )
+    return PairedLosses(method_a, method_b, ref, layout, loss, used_a, st_a, ya, yb, st)
+
+
+def task_comparison(
+    ws: Workspace,
+    method_a: str,
+    method_b: str,
+    ref: TaskRef,
+    loss: str | None = None,
+    bayes: bool = False,
+) -> dict:
+    """Paired comparison A - B on a task: difference, SE, variance components and p."""
+    pl = paired_losses(ws, method_a, method_b, ref, loss)
     return {
         "method_a": method_a,
         "method_b": method_b,
-        **_common(ref, layout, loss, used_a, st_a),
-        **compare(ya, yb, layout.design, st, bayes, layout.size),
+        **_common(ref, pl.layout, pl.loss, pl.used, pl.states),
+        **compare(pl.ya, pl.yb, pl.design, pl.st, bayes, pl.layout.size),
     }
