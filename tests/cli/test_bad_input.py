@@ -42,7 +42,6 @@ def test_bad_option_values_are_refused(delve, tmp_path, extra, needle):
     assert not (tmp_path / "results").exists()
 
 
-@pytest.mark.slow  # several real `delve` processes
 def test_global_options_work_before_and_after_the_subcommand(delve, tmp_path):
     ws = tmp_path / "elsewhere"
     ws.mkdir()
@@ -60,7 +59,6 @@ def test_status_of_an_unknown_name_says_method_or_task(delve):
     one_line_error(delve("status", "lin-1", "kin8nm/std.64"), "unknown dataset 'kin8nm'")
 
 
-@pytest.mark.slow  # several real `delve` processes
 def test_a_broken_method_yaml_only_breaks_commands_that_use_it(delve, tmp_path):
     (tmp_path / "methods").mkdir()
     (tmp_path / "methods" / "broken-1.yaml").write_text("plugin: [unclosed\n")
@@ -124,7 +122,6 @@ def test_a_bad_prototask_is_one_line_naming_file_and_field(delve, tmp_path, ws, 
     assert not (tmp_path / "results").exists()
 
 
-@pytest.mark.slow  # several real `delve` processes
 def test_non_finite_data_is_named_by_file_line_and_column(delve, tmp_path):
     data = tmp_path / "data-dir"
     data.mkdir()
@@ -210,7 +207,6 @@ def test_a_read_only_results_folder_is_one_error(tmp_path):
     assert _tree(tmp_path / "results") == before
 
 
-@pytest.mark.slow  # several real `delve` processes
 def test_meta_json_that_is_not_an_object_or_a_lost_predictions_file_reads_as_corrupt(
     delve, tmp_path
 ):
