@@ -146,19 +146,20 @@ def _parse_file(path: Path) -> MethodSpec:
     name = f.check_name("method")
     if not _NAME.match(name):
         raise f.error("name", f"{name!r} is not a method name (letters, digits, - _ . +)")
-    plugin = f.text("plugin", required=True)
+    plugin = f.required("plugin")
     if not _PLUGIN.match(plugin):
         raise f.error("plugin", f"{plugin!r} is not module:Class")
     params = f.mapping("params")
-    for k in params.raw if params else ():
-        if not _PARAM.match(k):
-            raise params.error(k, "is not a keyword argument name")
+    if params is not None:
+        for k in params.raw:
+            if not _PARAM.match(k):
+                raise params.error(k, "is not a keyword argument name")
     return MethodSpec(
         name,
         plugin,
         dict(params.raw) if params else {},
         _budget(f),
-        (f.text("description", "") or "").strip(),
+        f.optional("description").strip(),
         str(path),
     )
 
