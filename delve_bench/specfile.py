@@ -13,7 +13,7 @@ import math
 import re
 from collections.abc import Collection, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 import yaml
 
@@ -105,7 +105,15 @@ class Fields:
             return None
         return self.raw[key]
 
+    @overload
+    def text(self, key: str, default: str, required: bool = False) -> str: ...
+    @overload
+    def text(self, key: str, default: None = None, *, required: Literal[True]) -> str: ...
+    @overload
+    def text(self, key: str, default: str | None = None, required: bool = False) -> str | None: ...
+
     def text(self, key: str, default: str | None = None, required: bool = False) -> str | None:
+        """The text at ``key``; ``default`` when absent (an error when ``required``)."""
         v = self._get(key, required)
         if v is None:
             return default
@@ -116,7 +124,7 @@ class Fields:
     def choice(self, key: str, choices: Iterable[str], default: str | None = None) -> str:
         choices = list(choices)
         v = self.text(key, default, required=default is None)
-        if v not in choices:
+        if v is None or v not in choices:
             raise self.error(key, f"{_show(v)} is not one of {', '.join(choices)}")
         return v
 
@@ -127,8 +135,10 @@ class Fields:
         minimum: int | None = None,
         maximum: int | None = None,
     ) -> int:
-        v = self._get(key, default is None)
-        return default if v is None else whole(v, minimum, lambda m: self.error(key, m), maximum)
+        v = self._get(key, default is None)  # raises when absent without a default
+        if v is None and default is not None:
+            return default
+        return whole(v, minimum, lambda m: self.error(key, m), maximum)
 
     def number(
         self, key: str, default: float | None = None, minimum: float = 0.0, positive: bool = False
@@ -138,8 +148,14 @@ class Fields:
             return default
         return number(v, minimum, positive, lambda m: self.error(key, m))
 
+    @overload
+    def hexdigest(self, key: str, length: int, required: Literal[True]) -> str: ...
+    @overload
+    def hexdigest(self, key: str, length: int, required: bool = False) -> str | None: ...
+
     def hexdigest(self, key: str, length: int, required: bool = False) -> str | None:
-        v = self.text(key, required=required)
+        """``length`` lowercase hex digits at ``key`` (a sha1 or sha256), or None if absent."""
+        v = self.text(key, None, required)
         if v is not None and not _HEX[length].match(v):
             raise self.error(key, f"expected {length} lowercase hex digits, got {_show(v)}")
         return v

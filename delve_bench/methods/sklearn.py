@@ -8,6 +8,7 @@ method's seeded generator fills ``random_state`` when the estimator has one.
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 import numpy as np
 
@@ -25,7 +26,7 @@ class SklearnRegressor(Method):
             estimator = getattr(importlib.import_module(mod), attr)
         self.estimator_cls = estimator
         self.params = params
-        self.model = None
+        self.model: Any = None  # the fitted estimator
 
     def fit(self, X: np.ndarray, y: np.ndarray, ctx: FitContext) -> None:
         params = dict(self.params)
@@ -40,4 +41,4 @@ class SklearnRegressor(Method):
         self.model.fit(X, y)
 
     def predict(self, X: np.ndarray) -> Prediction:
-        return Prediction(mean=np.asarray(self.model.predict(X), dtype=float).ravel())
+        return Prediction(mean=np.asarray(self.model.predict(X), dtype=np.float64).ravel())
