@@ -13,7 +13,7 @@ import math
 import re
 from collections.abc import Collection, Iterable
 from pathlib import Path
-from typing import Any, Literal, overload
+from typing import Any
 
 import yaml
 
@@ -105,21 +105,24 @@ class Fields:
             return None
         return self.raw[key]
 
-    @overload
-    def text(self, key: str, default: str, required: bool = False) -> str: ...
-    @overload
-    def text(self, key: str, default: None = None, *, required: Literal[True]) -> str: ...
-    @overload
-    def text(self, key: str, default: str | None = None, required: bool = False) -> str | None: ...
-
     def text(self, key: str, default: str | None = None, required: bool = False) -> str | None:
-        """The text at ``key``; ``default`` when absent (an error when ``required``)."""
         v = self._get(key, required)
         if v is None:
             return default
         if not isinstance(v, str):
             raise self.error(key, f"expected text, got {_show(v)}")
         return v
+
+    def required(self, key: str) -> str:
+        """A text field that must be there."""
+        v = self.text(key, required=True)
+        assert v is not None  # text() raises for a missing required field
+        return v
+
+    def optional(self, key: str, default: str = "") -> str:
+        """A text field with a default."""
+        v = self.text(key, default)
+        return default if v is None else v
 
     def choice(self, key: str, choices: Iterable[str], default: str | None = None) -> str:
         choices = list(choices)
@@ -135,7 +138,7 @@ class Fields:
         minimum: int | None = None,
         maximum: int | None = None,
     ) -> int:
-        v = self._get(key, default is None)  # raises when absent without a default
+        v = self._get(key, default is None)  # raises when missing and there is no default
         if v is None and default is not None:
             return default
         return whole(v, minimum, lambda m: self.error(key, m), maximum)
@@ -148,14 +151,8 @@ class Fields:
             return default
         return number(v, minimum, positive, lambda m: self.error(key, m))
 
-    @overload
-    def hexdigest(self, key: str, length: int, required: Literal[True]) -> str: ...
-    @overload
-    def hexdigest(self, key: str, length: int, required: bool = False) -> str | None: ...
-
     def hexdigest(self, key: str, length: int, required: bool = False) -> str | None:
-        """``length`` lowercase hex digits at ``key`` (a sha1 or sha256), or None if absent."""
-        v = self.text(key, None, required)
+        v = self.text(key, required=required)
         if v is not None and not _HEX[length].match(v):
             raise self.error(key, f"expected {length} lowercase hex digits, got {_show(v)}")
         return v

@@ -143,7 +143,7 @@ def _parse_file(path: Path) -> MethodSpec:
     name = f.check_name("method")
     if not _NAME.match(name):
         raise f.error("name", f"{name!r} is not a method name (letters, digits, - _ . +)")
-    plugin = f.text("plugin", required=True)
+    plugin = f.required("plugin")
     if not _PLUGIN.match(plugin):
         raise f.error("plugin", f"{plugin!r} is not module:Class")
     params = f.mapping("params")
@@ -156,7 +156,7 @@ def _parse_file(path: Path) -> MethodSpec:
         plugin=plugin,
         params=dict(params.raw) if params is not None else {},
         budget=_budget(f),
-        description=(f.text("description", "") or "").strip(),
+        description=f.optional("description").strip(),
         source=str(path),
     )
 

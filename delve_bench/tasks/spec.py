@@ -148,7 +148,7 @@ def _parse_file(ws: Workspace, dataset: str, path: Path) -> PrototaskSpec:
         test_set_selection=sel,
         seed=f.whole("seed", 0, minimum=0, maximum=2**63 - 1),
         path=path,
-        description=(f.text("description", "") or "").strip(),
+        description=f.optional("description").strip(),
     )
 
 
