@@ -9,8 +9,9 @@ A YAML spec::
     budget: {cpu_per_case: 30, cpu_cap: 28800, work: 150}
     description: ...
 
-The plugin may also be any scikit-learn-style regressor class (``fit``/``predict``);
-it is wrapped by :class:`delve_bench.methods.sklearn.SklearnRegressor`.
+The plugin may also be any scikit-learn-style regressor class (``fit``/``predict``),
+wrapped by :class:`delve_bench.methods.sklearn.SklearnRegressor`, or classifier class
+(with ``predict_proba``), wrapped by :class:`~delve_bench.methods.sklearn.SklearnClassifier`.
 """
 
 from __future__ import annotations
@@ -62,8 +63,10 @@ class MethodSpec:
         if isinstance(cls, type) and issubclass(cls, Method):
             return cls(**self.params)
         if hasattr(cls, "fit") and hasattr(cls, "predict"):
-            from .sklearn import SklearnRegressor
+            from .sklearn import SklearnClassifier, SklearnRegressor, is_sklearn_classifier
 
+            if is_sklearn_classifier(cls):
+                return SklearnClassifier(estimator=cls, **self.params)
             return SklearnRegressor(estimator=cls, **self.params)
         raise DelveError(
             f"method {self.name}: {self.plugin} is neither a delve-bench Method "
