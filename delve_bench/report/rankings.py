@@ -206,11 +206,11 @@ def rankings(
     tasks = [t for r in reports for t in r.tasks]
     raw = []
     for t in tasks:
-        for (a, b), p in t.pairs.items():
-            c = p.comparison
+        for (a, b), cell in t.pairs.items():
+            c = cell.comparison
             if c is None:
                 continue
-            reported = 0.05 if p.bounded else p.p
+            reported = 0.05 if cell.bounded else cell.p
             raw.append((t, a, b, c["standardized"]["mean"], reported))
     adj = adjust([x[4] for x in raw], correction)
     tests = []
