@@ -184,7 +184,17 @@ def _shared_tasks(ws: Workspace, a: str, b: str):
 def report(
     ctx: click.Context, prototasks, methods_, loss, out, plot, correction, posthoc, unit
 ) -> None:
-    """Tables (md, csv, tex), DELVE diagrams and an HTML index from the stored results."""
+    """Tables (md, csv, tex), DELVE diagrams and an HTML index from the stored results,
+    with rankings across tasks: every per-task paired test corrected for the number of
+    tests (Holm by default), aggregated per prototask, beside a critical-difference diagram
+    (Friedman + Nemenyi, Demšar 2006).
+
+    \b
+    Examples:
+      delve report --plot
+      delve report kin-8nm boston --methods lin-1,knn-cv-1 -l S -l L --plot
+      delve report --correction bh --posthoc holm --plot
+    """
     from pathlib import Path
 
     from ..report import write_report
