@@ -4,87 +4,89 @@ from __future__ import annotations
 
 import click
 
-from ..errors import DelveError
-from ..workspace import Workspace
-from ._group import LOSS, _emit, _ws, cli
+from ._group import (
+    LOSS,
+    _ws,
+    cli,
+    complete_methods,
+    complete_methods_csv,
+    complete_tasks,
+    emit,
+    examples,
+    json_output,
+)
 
 
-@cli.command()
-@click.argument("method")
-@click.argument("task_names", nargs=-1, required=True, metavar="TASK...")
+@cli.command(
+    epilog=examples(
+        "delve stats lin-1 kin-8nm/std.64",
+        "delve stats knn-cv-1 boston -l A            # every boston task, absolute error",
+        "delve stats gp-mc-1 kin-8nm --json | jq '.[] | {task, mean, se}'",
+    )
+)
+@click.argument("method", shell_complete=complete_methods)
+@click.argument(
+    "task_names", nargs=-1, required=True, metavar="TASK...", shell_complete=complete_tasks
+)
 @click.option("-l", "--loss", type=LOSS, default="S", show_default=True)
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per task.")
+@json_output
 @click.pass_context
-def stats(ctx: click.Context, method, task_names, loss, as_json) -> None:
+def stats(ctx: click.Context, method, task_names, loss, output) -> None:
     """Estimated expected loss of METHOD on TASKs (DELVE's mstats)."""
-    from ..methods.registry import method_spec
+    from .. import api
     from ..report import format_summary
-    from ..stats.summary import task_summary
     from ..tasks import resolve_tasks
 
     ws = _ws(ctx)
+    api.method(method, root=ws)  # an unknown method fails before any task is read
     refs = resolve_tasks(ws, task_names)
-    method_spec(ws, method)
-    _emit([task_summary(ws, method, r, loss) for r in refs], as_json, format_summary)
+    results = (api.stats(method, r, loss, root=ws) for r in refs)
+    emit("stats", results, output, lambda rs: "\n".join(map(format_summary, rs)))
 
 
-@cli.command()
-@click.argument("method_a")
-@click.argument("method_b")
-@click.argument("task_names", nargs=-1, metavar="[TASK]...")
+@cli.command(
+    epilog=examples(
+        "delve compare knn-cv-1 lin-1 kin-8nm/std.64",
+        "delve compare gp-mc-1 lin-1 kin-8nm/std.256 -l L --bayes",
+        "delve compare knn-cv-1 lin-1 --json          # every task both have finished",
+    )
+)
+@click.argument("method_a", shell_complete=complete_methods)
+@click.argument("method_b", shell_complete=complete_methods)
+@click.argument("task_names", nargs=-1, metavar="[TASK]...", shell_complete=complete_tasks)
 @click.option("-l", "--loss", type=LOSS, default="S", show_default=True)
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per task.")
+@json_output
 @click.option(
-    "--bayes", is_flag=True, help="Also the posterior mass of eq. 2.16 (hierarchical design)."
+    "--bayes",
+    is_flag=True,
+    help="Also the posterior mass of eq. 2.16 (hierarchical design; a 2-way task says why not).",
 )
 @click.pass_context
-def compare(ctx: click.Context, method_a, method_b, task_names, loss, as_json, bayes) -> None:
+def compare(ctx: click.Context, method_a, method_b, task_names, loss, output, bayes) -> None:
     """Paired comparison METHOD_A - METHOD_B (t-test or quasi-F); all shared tasks by default."""
-    from ..methods.registry import method_spec
+    from .. import api
     from ..report import format_comparison
-    from ..stats.summary import task_comparison
-    from ..tasks import resolve_tasks
 
-    ws = _ws(ctx)
-    method_spec(ws, method_a)
-    method_spec(ws, method_b)
-    refs = resolve_tasks(ws, task_names) if task_names else _shared_tasks(ws, method_a, method_b)
-    if not refs:
-        raise DelveError(f"{method_a} and {method_b} have no task with complete results in common")
-    _emit(
-        [task_comparison(ws, method_a, method_b, r, loss, bayes) for r in refs],
-        as_json,
-        format_comparison,
+    res = api.comparisons(
+        method_a, method_b, list(task_names) or None, loss, bayes=bayes, root=_ws(ctx)
     )
+    emit("comparison", res, output, lambda rs: "\n".join(map(format_comparison, rs)))
 
 
-def _shared_tasks(ws: Workspace, a: str, b: str):
-    """Tasks on which both methods have every instance complete."""
-    from ..run.store import instance_state, result_dir
-    from ..stats.summary import layout_of
-    from ..tasks.names import TaskRef
-
-    refs = []
-    base = ws.results / a
-    for d in sorted(base.glob("*/*/std.*")) if base.is_dir() else []:
-        ds, pt, task = d.parts[-3:]
-        try:
-            ref = TaskRef(ds, pt, int(task.split(".", 1)[1]))
-            layout = layout_of(ws, ref)
-        except (DelveError, ValueError):
-            continue
-        if all(
-            instance_state(result_dir(ws, m, ref, i.index)) == "ok"
-            for m in (a, b)
-            for i in layout.instances
-        ):
-            refs.append(ref)
-    return sorted(refs)
-
-
-@cli.command()
-@click.argument("prototasks", nargs=-1, metavar="[PROTOTASK]...")
-@click.option("--methods", "methods_", help="Comma-separated methods (default: all with results).")
+@cli.command(
+    epilog=examples(
+        "delve report --plot                                  # everything, S loss",
+        "delve report kin-8nm boston --methods lin-1,knn-cv-1 -l S -l L --plot",
+        "delve report --out site/ && git diff --exit-code site/",
+    )
+)
+@click.argument("prototasks", nargs=-1, metavar="[PROTOTASK]...", shell_complete=complete_tasks)
+@click.option(
+    "--methods",
+    "methods_",
+    help="Comma-separated methods (default: all with results).",
+    shell_complete=complete_methods_csv,
+)
 @click.option(
     "-l",
     "--loss",
@@ -101,14 +103,16 @@ def _shared_tasks(ws: Workspace, a: str, b: str):
 @click.pass_context
 def report(ctx: click.Context, prototasks, methods_, loss, out, plot) -> None:
     """Tables (md, csv, tex), DELVE diagrams and an HTML index from the stored results."""
-    from pathlib import Path
+    from .. import api
 
-    from ..report import write_report
-
-    ws = _ws(ctx)
     methods_list = [m.strip() for m in methods_.split(",") if m.strip()] if methods_ else None
-    res = write_report(
-        ws, list(prototasks), methods_list, loss or ("S",), Path(out) if out else None, plot
+    res = api.report(
+        list(prototasks),
+        methods=methods_list,
+        losses=loss or ("S",),
+        out=out,
+        plot=plot,
+        root=_ws(ctx),
     )
     for w in res.warnings:
         click.echo(f"warning: {w}", err=True)

@@ -1,6 +1,9 @@
 """Statistics of stored results: one method on a task, or two methods compared.
 
-Both return plain dicts (the ``--json`` output) holding raw and standardised numbers.
+:func:`summarize` and :func:`compare` work on loss matrices and return plain dicts (the
+report uses them); :func:`task_summary` and :func:`task_comparison` read a task's results
+and return :class:`~.results.StatsResult` / :class:`~.results.ComparisonResult` (the
+``--json`` records) holding raw and standardised numbers.
 Standardisation uses the raw test targets of all the task's instances pooled
 (:mod:`delve_bench.losses`).
 """
@@ -19,6 +22,7 @@ from ..tasks.spec import prototask_spec
 from ..workspace import Workspace
 from .anova import Anova, anova
 from .bayes import posterior_opposite_mass
+from .results import ComparisonResult, StatsResult
 from .tests import compare_test
 
 
@@ -62,10 +66,21 @@ def loss_matrix(ws: Workspace, method: str, ref: TaskRef, layout: TaskLayout, lo
 
 
 def _anova_fields(a: Anova) -> dict:
-    out = {"mean": a.mean, "se": a.se, "sd_train": a.sd_train, "sd_test": a.sd_test}
-    if a.design == "2-way":
-        out["sd_cases"] = a.sd_cases
-    return out
+    """Mean, SE and the SDs named for what they measure (:mod:`.results`); the SDs that do
+    not belong to the design are None."""
+    hier = a.design == "hierarchical"
+    return {
+        "mean": a.mean,
+        "se": a.se,
+        "sd_train": a.sd_train,
+        "sd_test": a.sd_test if hier else None,
+        "sd_cases": None if hier else a.sd_cases,
+        "sd_interaction": None if hier else a.sd_interaction,
+    }
+
+
+def _spread(st: Standardizer, x: float | None) -> float | None:
+    return None if x is None else st.spread(x)
 
 
 def _common(ref: TaskRef, layout: TaskLayout, loss: str, used: list[int], states: dict) -> dict:
@@ -86,7 +101,7 @@ def summarize(y: np.ndarray, design: str, st: Standardizer) -> dict:
     """Raw and standardised statistics of one method's loss matrix ``y`` (I x J)."""
     a = anova(y, design)
     fields = _anova_fields(a)
-    std = {k: (st.mean(v) if k == "mean" else st.spread(v)) for k, v in fields.items()}
+    std = {k: (st.mean(v) if k == "mean" else _spread(st, v)) for k, v in fields.items()}
     return {
         **fields,
         "standardized": std,
@@ -102,7 +117,7 @@ def compare(
     test = compare_test(d)
     mean_a, mean_b = float(ya.mean()), float(yb.mean())
     fields = _anova_fields(d)
-    std = {k: st.spread(v) for k, v in fields.items()}
+    std = {k: _spread(st, v) for k, v in fields.items()}
     std.update(mean_a=st.mean(mean_a), mean_b=st.mean(mean_b))
     out = {
         "mean_a": mean_a,
@@ -117,26 +132,38 @@ def compare(
         "p_text": test.p_text.removeprefix("= "),
         "standardization": {"scale": st.scale, "shift": st.shift},
     }
-    if bayes and design == "hierarchical":
-        out["posterior_opposite_sign"] = posterior_opposite_mass(d)
+    if bayes:
+        if design == "hierarchical":
+            out["posterior_opposite_sign"] = posterior_opposite_mass(d)
+        else:
+            out["bayes_note"] = BAYES_2WAY_NOTE
     return out
 
 
-def task_summary(ws: Workspace, method: str, ref: TaskRef, loss: str = "S") -> dict:
+#: why ``--bayes`` gives no posterior on a 2-way task
+BAYES_2WAY_NOTE = (
+    "no posterior for the 2-way design: eq. 2.16 is derived for the hierarchical design "
+    "(disjoint test sets); with one common test set the test cases are a second random "
+    "effect, for which the thesis gives no posterior (Rasmussen 1996 §2.5); "
+    "the quasi-F test above is the comparison"
+)
+
+
+def task_summary(ws: Workspace, method: str, ref: TaskRef, loss: str = "S") -> StatsResult:
     """Estimated expected loss of ``method`` on a task, with SE and variance components."""
     layout = layout_of(ws, ref)
     used, y, states = loss_matrix(ws, method, ref, layout, loss)
     st = standardizer(loss, pooled_test_targets(ws, layout))
-    return {
-        "method": method,
+    return StatsResult(
+        method=method,
         **_common(ref, layout, loss, used, states),
         **summarize(y, layout.design, st),
-    }
+    )
 
 
 def task_comparison(
     ws: Workspace, method_a: str, method_b: str, ref: TaskRef, loss: str = "S", bayes: bool = False
-) -> dict:
+) -> ComparisonResult:
     """Paired comparison A - B on a task: difference, SE, variance components and p."""
     layout = layout_of(ws, ref)
     used_a, ya, st_a = loss_matrix(ws, method_a, ref, layout, loss)
@@ -147,9 +174,9 @@ def task_comparison(
             f"{ref.full_name} ({used_a} vs {used_b}); run the missing ones first"
         )
     st = standardizer(loss, pooled_test_targets(ws, layout))
-    return {
-        "method_a": method_a,
-        "method_b": method_b,
+    return ComparisonResult(
+        method_a=method_a,
+        method_b=method_b,
         **_common(ref, layout, loss, used_a, st_a),
         **compare(ya, yb, layout.design, st, bayes),
-    }
+    )

@@ -1,0 +1,87 @@
+"""Result objects of ``delve stats`` and ``delve compare`` (and of :mod:`delve_bench.api`).
+
+Built by keyword; their fields are exactly the keys of the commands' ``--json`` records
+(docs/json.md), which add only ``kind`` and ``schema_version``.
+
+Standard deviations are named for what they measure (Rasmussen 1996 §2.4-2.5):
+
+* ``sd_train``: training sets & stochastic training, sqrt(sigma_a^2), both designs;
+* ``sd_test``: test cases & stochastic prediction & interactions, sqrt(MSe), hierarchical
+  design only (None for the 2-way design);
+* ``sd_cases``: test cases, sqrt(sigma_b^2), 2-way design only;
+* ``sd_interaction``: interactions & stochastic prediction, sqrt(MSe), 2-way design only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, kw_only=True)
+class _TaskFacts:
+    task: str
+    loss: str
+    design: str  # 'hierarchical' | '2-way'
+    instances: int  # instances used
+    task_instances: int
+    train_size: int
+    test_size: int
+    instances_used: list[int]
+    instances_missing: list[int]  # not run, failed or corrupt
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True, kw_only=True)
+class StatsResult(_TaskFacts):
+    """One method on one task: estimated expected loss, its SE and the SD components,
+    raw and standardised (``standardized`` holds the same keys as the raw numbers)."""
+
+    method: str
+    mean: float
+    se: float
+    sd_train: float
+    sd_test: float | None
+    sd_cases: float | None
+    sd_interaction: float | None
+    standardized: dict
+    standardization: dict  # {scale, shift}
+
+
+@dataclass(frozen=True, kw_only=True)
+class ComparisonResult(_TaskFacts):
+    """Paired comparison A - B on one task: both expected losses, the difference, its SE
+    and SD components, and the design's test (``t`` or Lindman's quasi-``F``).
+
+    ``mean`` is the ANOVA mean of the per-case differences, equal to ``difference``.
+    ``posterior_opposite_sign`` (``--bayes``, hierarchical design): the posterior mass of
+    eq. 2.16 on the other side of 0; ``bayes_note`` says why it is absent when asked for.
+    """
+
+    method_a: str
+    method_b: str
+    mean_a: float
+    mean_b: float
+    difference: float
+    mean: float
+    se: float
+    sd_train: float
+    sd_test: float | None
+    sd_cases: float | None
+    sd_interaction: float | None
+    standardized: dict
+    test: str  # 't' | 'F'
+    statistic: float | None
+    df: list[float]
+    p: float | None
+    p_text: str  # '0.0123' | '< 0.05' | 'undefined'
+    standardization: dict
+    posterior_opposite_sign: float | None = None
+    bayes_note: str | None = None
+
+    @property
+    def significant(self) -> bool:
+        """p < 0.05 (a bounded ``p < 0.05`` included)."""
+        return self.p_text.startswith("<") or (self.p is not None and self.p < 0.05)
