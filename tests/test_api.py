@@ -10,13 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from support import needs_data
 
 from delve_bench import api
 from delve_bench.cli import cli
 from delve_bench.run.estimate import _from_history, _Record, duration, schedule
-
-pytestmark = needs_data
 
 TASKS = ["kin-8nm/std.64", "boston/price/std.32"]
 
