@@ -21,7 +21,7 @@ from sklearn.neighbors import KNeighborsRegressor
 from delve_bench.methods.base import Budget, FitContext
 from delve_bench.methods.knn import KnnCv1, loo_losses
 from delve_bench.methods.lin import Lin1
-from delve_bench.run.runner import Job, encode_instance
+from delve_bench.run import load_instance
 from delve_bench.stats import anova
 from delve_bench.tasks import TaskRef
 from delve_bench.workspace import Workspace
@@ -37,10 +37,8 @@ def cpu(f, repeat=1):
 
 
 def kin(n, i=0):
-    _, c, (xtr, ytr, xte, yte) = encode_instance(
-        Workspace.from_env(), Job("x", TaskRef("kin-8nm", "dist", n), i)
-    )
-    return c.inputs(xtr), c.target(ytr), c.inputs(xte), c.target(yte)
+    e = load_instance(Workspace.from_env(), TaskRef("kin-8nm", "dist", n), i)
+    return e.X_train, e.y_train, e.X_test, e.y_test_encoded
 
 
 def _sklearn_cumulative(X, y):

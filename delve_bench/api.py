@@ -404,7 +404,8 @@ def plan(
 
 @dataclass(frozen=True, kw_only=True)
 class RunSummary:
-    """What a run did. ``ok``: nothing failed or was interrupted, now or earlier."""
+    """What a run did. ``ok``: no job of this run failed or was interrupted (instances that
+    failed earlier are skipped and listed, as ``delve run`` does, but are not a failure)."""
 
     ran: int
     skipped: int  # finished before
@@ -418,7 +419,7 @@ class RunSummary:
 
     @property
     def ok(self) -> bool:
-        return not (self.failed or self.failed_earlier or self.interrupted)
+        return not (self.failed or self.interrupted)
 
     def to_dict(self) -> dict:
         d = {k: v for k, v in dataclasses.asdict(self).items() if k != "plan"}
@@ -436,35 +437,37 @@ def execute(
     dask: str | None = None,
     force: bool = False,
 ) -> RunSummary:
-    """Run a :func:`plan`'s jobs (``progress``: a progress bar on stderr)."""
+    """Run a :func:`plan`'s jobs (``progress``: a progress bar on stderr).
+
+    Ctrl-C raises :class:`~delve_bench.run.RunInterrupted` after the workers stopped; its
+    ``summary`` is the :class:`RunSummary` of the jobs that finished."""
     import time
 
-    from .run import run_jobs
+    from .run import RunInterrupted, RunOptions, run_jobs
 
     ws = workspace(root)
     t0 = time.perf_counter()
-    outcomes = run_jobs(
-        ws,
-        p.todo,
-        p.budget_mode,
-        p.time_scale,
-        p.n_jobs,
-        force,
-        progress=progress,
-        hard_limit=hard_limit,
-        dask=dask,
+    options = RunOptions(
+        mode=p.budget_mode, time_scale=p.time_scale, force=force, hard_limit=hard_limit
     )
+    try:
+        outcomes = run_jobs(ws, p.todo, options, p.n_jobs, progress=progress, dask=dask)
+    except RunInterrupted as e:  # Ctrl-C: the summary of what finished rides along
+        e.summary = _summary(e.outcomes, p, time.perf_counter() - t0)
+        raise
+    return _summary(outcomes, p, time.perf_counter() - t0)
+
+
+def _summary(outcomes: list, p: Plan, wall: float) -> RunSummary:
     return RunSummary(
-        ran=sum(o["status"] == "ok" for o in outcomes),
+        ran=sum(o.status == "ok" for o in outcomes),
         skipped=len(p.skipped.get("done", [])),
-        failed=[_job(o["job"], error=o["error"]) for o in outcomes if o["status"] == "failed"],
+        failed=[_job(o.job, error=o.error) for o in outcomes if o.status == "failed"],
         failed_earlier=[_job(j) for j in p.skipped.get("failed", [])],
-        interrupted=[
-            _job(o["job"], error=o["error"]) for o in outcomes if o["status"] == "interrupted"
-        ],
-        busy=sum(o["status"] == "locked" for o in outcomes),
-        cpu_seconds=float(sum(o.get("cpu") or 0.0 for o in outcomes)),
-        wall_seconds=time.perf_counter() - t0,
+        interrupted=[_job(o.job, error=o.error) for o in outcomes if o.status == "interrupted"],
+        busy=sum(o.status == "locked" for o in outcomes),
+        cpu_seconds=float(sum(o.cpu or 0.0 for o in outcomes)),
+        wall_seconds=wall,
         plan=p,
     )
 
@@ -558,8 +561,8 @@ def compare(
     a: str, b: str, task: str, loss: str = "S", *, bayes: bool = False, root: Root = None
 ) -> ComparisonResult:
     """``delve compare``: the paired comparison A - B on one task (t-test, hierarchical
-    design; Lindman's quasi-F, 2-way design). ``bayes``: also eq. 2.16's posterior mass
-    (hierarchical design; on a 2-way task ``bayes_note`` says why there is none)."""
+    design; Lindman's quasi-F, 2-way design). ``bayes``: also the posterior mass on the
+    other side of 0 (eq. 2.16; on a 2-way task its extension, described in ``bayes_note``)."""
     from .methods.registry import method_spec
     from .stats.summary import task_comparison
 

@@ -73,17 +73,18 @@ def test_compare_returns_the_json_record_as_a_dataclass(study):
     assert rec == json.loads(json.dumps(dataclasses.asdict(c)))  # same fields, same numbers
 
 
-def test_two_way_sds_are_named_for_what_they_are_and_bayes_says_why_not(study):
+def test_two_way_sds_are_named_for_what_they_are_and_bayes_says_what_it_gives(study):
     c = study.compare("knn-cv-1", "lin-1", "boston/price/std.32", bayes=True)
     assert c.design == "2-way" and c.test == "F"
     assert c.sd_test is None and c.sd_cases is not None and c.sd_interaction is not None
-    assert c.posterior_opposite_sign is None and "hierarchical" in c.bayes_note
+    assert 0 < c.posterior_opposite_sign < 1 and "hierarchical design only" in c.bayes_note
     h = study.compare("knn-cv-1", "lin-1", "kin-8nm/std.64", bayes=True)
     assert h.sd_cases is None and h.sd_interaction is None and h.sd_test > 0
     assert 0 <= h.posterior_opposite_sign <= 1 and h.bayes_note is None
     text = invoke(study, "compare", "knn-cv-1", "lin-1", "boston/price/std.32", "--bayes")
     assert "SD from interactions & stoch. prediction:" in text
-    assert "Bayesian posterior (--bayes): no posterior for the 2-way design" in text
+    assert "Posterior mass on the other side of 0 (2-way extension of eq. 2.16):" in text
+    assert "Note: the thesis derives eq. 2.16 for the hierarchical design only" in text
 
 
 def test_comparisons_default_to_every_task_both_finished(study):

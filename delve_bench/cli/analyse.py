@@ -59,7 +59,7 @@ def stats(ctx: click.Context, method, task_names, loss, output) -> None:
 @click.option(
     "--bayes",
     is_flag=True,
-    help="Also the posterior mass of eq. 2.16 (hierarchical design; a 2-way task says why not).",
+    help="Also the posterior mass on the other side of 0 (eq. 2.16; 2-way: its extension).",
 )
 @click.pass_context
 def compare(ctx: click.Context, method_a, method_b, task_names, loss, output, bayes) -> None:

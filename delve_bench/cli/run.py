@@ -131,6 +131,7 @@ def run(
     from .. import api
     from ..errors import RunFailed
     from ..report.listing import estimate_line, format_plan, format_run_summary
+    from ..run import RunInterrupted
 
     ws = _ws(ctx)
     methods_, task_names = _split_run_args(ws, args)
@@ -150,14 +151,24 @@ def run(
         return
     if not quiet and output is None and p.estimate.wall_seconds > 60:
         click.echo(estimate_line(p.estimate, len(p.todo)), err=True)
-    summary = api.execute(
-        p,
-        root=ws,
-        progress=not quiet and output is None and sys.stderr.isatty(),
-        hard_limit=hard_limit,
-        dask=dask_address,
-        force=force,
-    )
+    try:
+        summary = api.execute(
+            p,
+            root=ws,
+            progress=not quiet and output is None and sys.stderr.isatty(),
+            hard_limit=hard_limit,
+            dask=dask_address,
+            force=force,
+        )
+    except RunInterrupted as e:
+        click.echo(format_run_summary(e.summary), err=True, nl=False)
+        click.echo(
+            f"interrupted: {e.summary.ran + len(e.summary.failed)} of {len(p.todo)} jobs "
+            "finished and are kept; the running ones were stopped and left undone; "
+            "rerun to resume",
+            err=True,
+        )
+        sys.exit(130)
     if output:
         emit("run", [summary], output, one=True)
     else:
@@ -165,8 +176,9 @@ def run(
         for line in text[1:] if quiet else text:
             click.echo(line, err=True)
     if not summary.ok:
-        n = len(summary.failed) + len(summary.failed_earlier)
-        raise RunFailed(f"{n} instance(s) failed, {len(summary.interrupted)} interrupted")
+        raise RunFailed(
+            f"{len(summary.failed)} instance(s) failed, {len(summary.interrupted)} interrupted"
+        )
 
 
 @cli.command(

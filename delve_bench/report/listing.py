@@ -222,8 +222,8 @@ def format_run_summary(s: RunSummary) -> str:
     if s.failed_earlier:
         f = s.failed_earlier[0]
         lines.append(
-            f"{len(s.failed_earlier)} instances failed earlier (rerun with --retry-failed), "
-            f"e.g. {f['method']} {f['task']} #{f['instance']}"
+            f"skipped {len(s.failed_earlier)} instance(s) that failed earlier "
+            f"(rerun them with --retry-failed), e.g. {f['method']} {f['task']} #{f['instance']}"
         )
     return "\n".join(lines) + "\n"
 

@@ -99,12 +99,14 @@ def format_comparison(result: ComparisonResult) -> str:
     p = c["p_text"] if c["p_text"].startswith("<") else f"= {c['p_text']}"
     lines += ["", f"    Significance of difference ({c['test']}-test), p {p}"]
     if c["posterior_opposite_sign"] is not None:
+        which = "eq. 2.16" if c["design"] == "hierarchical" else "2-way extension of eq. 2.16"
         lines.append(
-            f"    Posterior mass on the other side of 0 (eq. 2.16): {c['posterior_opposite_sign']:.9g}"
+            f"    Posterior mass on the other side of 0 ({which}): "
+            f"{c['posterior_opposite_sign']:.9g}"
         )
     if c["bayes_note"]:
         lines += textwrap.wrap(
-            f"Bayesian posterior (--bayes): {c['bayes_note']}.",
+            f"Note: {c['bayes_note']}.",
             88,
             initial_indent="    ",
             subsequent_indent="    ",

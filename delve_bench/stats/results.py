@@ -56,8 +56,8 @@ class ComparisonResult(_TaskFacts):
     and SD components, and the design's test (``t`` or Lindman's quasi-``F``).
 
     ``mean`` is the ANOVA mean of the per-case differences, equal to ``difference``.
-    ``posterior_opposite_sign`` (``--bayes``, hierarchical design): the posterior mass of
-    eq. 2.16 on the other side of 0; ``bayes_note`` says why it is absent when asked for.
+    ``posterior_opposite_sign`` (``--bayes``): the posterior mass on the other side of 0
+    (eq. 2.16; on a 2-way task its extension, which ``bayes_note`` then describes).
     """
 
     method_a: str

@@ -11,8 +11,7 @@ import pytest
 from delve_bench.methods.base import Budget, FitContext
 from delve_bench.methods.knn import KnnCv1, loo_losses
 from delve_bench.methods.lin import Lin1
-from delve_bench.run.runner import Job, encode_instance
-from delve_bench.tasks import TaskRef
+from delve_bench.run import load_instance
 
 
 def ctx(m: int = 1) -> FitContext:
@@ -21,9 +20,8 @@ def ctx(m: int = 1) -> FitContext:
 
 def kin_instance(ws, n=256, i=0):
     """Encoded training and test data of instance ``i`` of kin-8nm/dist/std.<n>."""
-    job = Job("lin-1", TaskRef("kin-8nm", "dist", n), i)
-    _, coding, (xtr, ytr, xte, yte) = encode_instance(ws, job)
-    return coding.inputs(xtr), coding.target(ytr), coding.inputs(xte), coding.target(yte)
+    e = load_instance(ws, f"kin-8nm/dist/std.{n}", i)
+    return e.X_train, e.y_train, e.X_test, e.y_test_encoded
 
 
 # ---------------------------------------------------------------- lin-1

@@ -266,14 +266,11 @@ def test_thinned_store_keeps_evenly_spaced_states_and_selection_skips_the_first_
 
 
 def _instance(task="kin-8nm/std.64", i=0):
-    from delve_bench.run.runner import Job, encode_instance
-    from delve_bench.tasks.names import resolve_tasks
+    from delve_bench.run import load_instance
     from delve_bench.workspace import Workspace
 
-    ws = Workspace.from_env()
-    (ref,) = resolve_tasks(ws, [task])
-    _, coding, (xtr, ytr, xte, yte) = encode_instance(ws, Job("-", ref, i))
-    return coding.inputs(xtr), coding.target(ytr), coding.inputs(xte), coding.target(yte)
+    e = load_instance(Workspace.from_env(), task, i)
+    return e.X_train, e.y_train, e.X_test, e.y_test_encoded
 
 
 def _fit(method, X, y, budget, seed=0):
