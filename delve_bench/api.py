@@ -188,19 +188,21 @@ class DatasetInfo:
     """A dataset: size, prototasks, and where its data is (or how to get it)."""
 
     name: str
-    cases: int
-    attributes: int
+    cases: int | None
+    attributes: int | None
     prototasks: list[str]
     generated: bool  # made by the package (no file)
     data: str | None  # the data file found, or None
     fetch: str | None  # the command that gets a missing file
+    error: str | None = None  # why the spec cannot be read (the other fields are empty)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
 
 
 def datasets(*, root: Root = None) -> list[DatasetInfo]:
-    """Every dataset of the workspace (built-in ones included)."""
+    """Every dataset of the workspace (built-in ones included). A spec that cannot be read
+    is listed with its ``error``; it does not hide the others."""
     from .data import dataset_names, dataset_spec
     from .data.load import find_file
     from .tasks.spec import prototask_names
@@ -208,7 +210,22 @@ def datasets(*, root: Root = None) -> list[DatasetInfo]:
     ws = workspace(root)
     out = []
     for name in dataset_names(ws):
-        s = dataset_spec(ws, name)
+        try:
+            s = dataset_spec(ws, name)
+        except DelveError as e:
+            out.append(
+                DatasetInfo(
+                    name=name,
+                    cases=None,
+                    attributes=None,
+                    prototasks=[],
+                    generated=False,
+                    data=None,
+                    fetch=None,
+                    error=str(e),
+                )
+            )
+            continue
         f = None if s.generated else find_file(s)
         out.append(
             DatasetInfo(
@@ -230,8 +247,8 @@ class TaskInfo:
 
     task: str
     dataset: str
-    prototask: str
-    train_size: int
+    prototask: str | None
+    train_size: int | None
     design: str | None
     instances: int | None
     test_size: int | None
@@ -242,13 +259,34 @@ class TaskInfo:
 
 
 def tasks(names: str | Sequence[str] | None = None, *, root: Root = None) -> list[TaskInfo]:
-    """Tasks of ``names`` (datasets, prototasks, tasks, globs; default: all)."""
+    """Tasks of ``names`` (datasets, prototasks, tasks, globs; default: all, where a dataset
+    whose specs cannot be read is one entry with its ``error``)."""
     from .data import dataset_names
     from .stats.summary import layout_of
 
     ws = workspace(root)
     out = []
-    for r in task_refs(ws, _names(names) or dataset_names(ws)):
+    if names:
+        refs = task_refs(ws, _names(names))
+    else:
+        refs = []
+        for ds in dataset_names(ws):
+            try:
+                refs += task_refs(ws, ds)
+            except DelveError as e:
+                out.append(
+                    TaskInfo(
+                        task=ds,
+                        dataset=ds,
+                        prototask=None,
+                        train_size=None,
+                        design=None,
+                        instances=None,
+                        test_size=None,
+                        error=str(e),
+                    )
+                )
+    for r in refs:
         common = dict(task=r.full_name, dataset=r.dataset, prototask=r.prototask, train_size=r.size)
         try:
             lay = layout_of(ws, r)
@@ -271,13 +309,14 @@ class MethodInfo:
 
     name: str
     summary: str
-    losses: list[str] | None  # None: the plugin cannot be imported here
+    losses: list[str] | None  # None: the plugin cannot be imported here (or a broken spec)
     budget: dict  # the YAML's rule: cpu_per_case, cpu_fixed, cpu_cap, work, work_per_case, ...
     budget_rule: str  # the rule in words
     plugin: str
     params: dict
     description: str
     source: str  # the YAML file or entry point
+    error: str | None = None  # why the spec cannot be read (the other fields are empty)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -299,11 +338,31 @@ def _method_info(spec) -> MethodInfo:
 
 
 def methods(*, root: Root = None) -> list[MethodInfo]:
-    """Every named method (workspace YAML, built-in YAML, entry points)."""
+    """Every named method (workspace YAML, built-in YAML, entry points). A spec that cannot
+    be read is listed with its ``error``; it does not hide the others."""
     from .methods.registry import method_names, method_spec
 
     ws = workspace(root)
-    return [_method_info(method_spec(ws, n)) for n in method_names(ws)]
+    out = []
+    for n in method_names(ws):
+        try:
+            out.append(_method_info(method_spec(ws, n)))
+        except DelveError as e:
+            out.append(
+                MethodInfo(
+                    name=n,
+                    summary="",
+                    losses=None,
+                    budget={},
+                    budget_rule="",
+                    plugin="",
+                    params={},
+                    description="",
+                    source="",
+                    error=str(e),
+                )
+            )
+    return out
 
 
 def method(name: str, *, root: Root = None) -> MethodInfo:
@@ -446,6 +505,7 @@ def execute(
     from .run import RunInterrupted, RunOptions, run_jobs
 
     ws = workspace(root)
+    _check_writable(ws, p.todo)
     t0 = time.perf_counter()
     options = RunOptions(
         mode=p.budget_mode, time_scale=p.time_scale, force=force, hard_limit=hard_limit
@@ -456,6 +516,16 @@ def execute(
         e.summary = _summary(e.outcomes, p, time.perf_counter() - t0)
         raise
     return _summary(outcomes, p, time.perf_counter() - t0)
+
+
+def _check_writable(ws: _Workspace, jobs) -> None:
+    """Every folder the jobs write to takes a file, checked before any job starts."""
+    from .run.store import result_dir
+    from .workspace import ensure_writable
+
+    dirs = {result_dir(ws, j.method, j.ref, j.instance) for j in jobs}
+    for d in sorted({d.parent for d in dirs}) + sorted(d for d in dirs if d.is_dir()):
+        ensure_writable(d)
 
 
 def _summary(outcomes: list, p: Plan, wall: float) -> RunSummary:

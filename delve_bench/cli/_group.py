@@ -28,8 +28,58 @@ LOSS = click.Choice(["S", "A", "L"])
 SCHEMA_VERSION = 1
 
 
+class PositiveSeconds(click.ParamType):
+    """A finite number greater than zero (time scales, limits); 0, negatives, nan and inf
+    are refused rather than silently replaced by a default."""
+
+    name = "number>0"
+
+    def convert(self, value, param, ctx) -> float:
+        if isinstance(value, float):
+            x = value
+        else:
+            try:
+                x = float(value)
+            except (TypeError, ValueError):
+                self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(x) or x <= 0:
+            self.fail(f"{value} must be a finite number greater than 0", param, ctx)
+        return x
+
+
+POSITIVE = PositiveSeconds()
+
+
 def _ws(ctx: click.Context) -> Workspace:
     return ctx.obj["ws"]
+
+
+ROOT_HELP = "Workspace with datasets/, tasks/, methods/, results/ (default: current directory)."
+
+
+def _set_root(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    """``--root`` given after a subcommand: it replaces the workspace the group chose."""
+    if value is not None:
+        ctx.ensure_object(dict)["ws"] = Workspace.from_env(value)
+
+
+class DelveGroup(click.Group):
+    """A group whose every subcommand also takes ``--root``, so the global option works
+    before or after the subcommand (``delve --root W status`` = ``delve status --root W``)."""
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        if not any(p.name == "root" for p in cmd.params):
+            cmd.params.append(
+                click.Option(
+                    ["--root"],
+                    type=click.Path(file_okay=False),
+                    expose_value=False,
+                    is_eager=True,
+                    callback=_set_root,
+                    help=ROOT_HELP,
+                )
+            )
+        super().add_command(cmd, name)
 
 
 def examples(*lines: str) -> str:
@@ -38,6 +88,7 @@ def examples(*lines: str) -> str:
 
 
 @click.group(
+    cls=DelveGroup,
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog=examples(
         "delve demo                                  # offline example",
@@ -46,12 +97,7 @@ def examples(*lines: str) -> str:
     )
     + "\n\nEvery command has --help with examples; `delve completion bash` completes names.",
 )
-@click.option(
-    "--root",
-    envvar="DELVE_ROOT",
-    type=click.Path(file_okay=False),
-    help="Workspace with datasets/, tasks/, methods/, results/ (default: current directory).",
-)
+@click.option("--root", envvar="DELVE_ROOT", type=click.Path(file_okay=False), help=ROOT_HELP)
 @click.version_option(package_name="delve-bench")
 @click.pass_context
 def cli(ctx: click.Context, root: str | None) -> None:
@@ -130,6 +176,13 @@ def emit(
         click.echo(dumps(recs[0] if one and len(recs) == 1 else recs))
     elif text is not None:
         click.echo(text(items), nl=False)
+
+
+def warn_broken(items: list, what: str) -> None:
+    """A listing shows a spec that cannot be read in place (``error``); say so on stderr."""
+    bad = sum(bool(getattr(i, "error", None)) for i in items)
+    if bad:
+        click.echo(f"warning: {bad} {what} spec(s) could not be read (see above)", err=True)
 
 
 # ---- shell completion ----------------------------------------------------------------

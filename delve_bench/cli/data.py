@@ -16,6 +16,7 @@ from ._group import (
     emit,
     examples,
     json_output,
+    warn_broken,
 )
 
 
@@ -27,7 +28,9 @@ def datasets(ctx: click.Context, output) -> None:
     from .. import api
     from ..report.listing import format_datasets
 
-    emit("dataset", api.datasets(root=_ws(ctx)), output, format_datasets)
+    items = api.datasets(root=_ws(ctx))
+    emit("dataset", items, output, format_datasets)
+    warn_broken(items, "dataset")
 
 
 @cli.command(
@@ -65,7 +68,9 @@ def methods(ctx: click.Context, name: str | None, output) -> None:
             lambda m: format_method(m[0], width),
         )
     else:
-        emit("method", api.methods(root=_ws(ctx)), output, lambda ms: format_methods(ms, width))
+        items = api.methods(root=_ws(ctx))
+        emit("method", items, output, lambda ms: format_methods(ms, width))
+        warn_broken(items, "method")
 
 
 @cli.command(epilog=examples("delve fetch kin-32fh", "delve fetch kin-32fh pumadyn-32fm"))

@@ -8,7 +8,7 @@ import click
 
 from ..errors import DelveError
 from ..workspace import Workspace
-from ._group import _ws, cli, complete_methods_or_tasks, emit, examples, json_output
+from ._group import POSITIVE, _ws, cli, complete_methods_or_tasks, emit, examples, json_output
 
 
 def _split_run_args(ws: Workspace, args: tuple[str, ...]) -> tuple[list[str], list[str]]:
@@ -36,19 +36,6 @@ def _split_run_args(ws: Workspace, args: tuple[str, ...]) -> tuple[list[str], li
     return methods_, tasks_
 
 
-def _parse_instances(spec: str | None) -> set[int] | None:
-    if not spec:
-        return None
-    out: set[int] = set()
-    try:
-        for part in spec.split(","):
-            lo, _, hi = part.partition("-")
-            out.update(range(int(lo), int(hi or lo) + 1))
-    except ValueError:
-        raise DelveError(f"--instances {spec!r}: use numbers and ranges like 0,2-4") from None
-    return out
-
-
 @cli.command(
     epilog=examples(
         "delve run lin-1 knn-cv-1 kin-8nm/std.64            # 8 instances each",
@@ -73,7 +60,7 @@ def _parse_instances(spec: str | None) -> set[int] | None:
 )
 @click.option(
     "--time-scale",
-    type=float,
+    type=POSITIVE,
     default=None,
     help="Multiply the 1996 CPU budgets by this (default 0.05: a modern core is ~20x the thesis').",
 )
@@ -93,7 +80,7 @@ def _parse_instances(spec: str | None) -> set[int] | None:
 )
 @click.option(
     "--hard-limit",
-    type=float,
+    type=POSITIVE,
     metavar="SECONDS",
     help="Kill any job after this many CPU seconds (default: 2 x its cpu budget + 60 s).",
 )
@@ -132,14 +119,16 @@ def run(
     from ..errors import RunFailed
     from ..report.listing import estimate_line, format_plan, format_run_summary
     from ..run import RunInterrupted
+    from ..tasks.names import parse_instances
 
     ws = _ws(ctx)
+    wanted = parse_instances(instances)
     methods_, task_names = _split_run_args(ws, args)
     p = api.plan(
         methods_,
         task_names,
         root=ws,
-        instances=_parse_instances(instances),
+        instances=wanted,
         budget_mode=budget_mode,
         time_scale=time_scale,
         jobs=jobs,
@@ -195,7 +184,20 @@ def run(
 @click.pass_context
 def status(ctx: click.Context, names, output) -> None:
     """Done / failed / corrupt / missing instances per method and task, with failure reasons."""
+    from ..data import dataset_names
+    from ..errors import suggest
+    from ..methods.registry import method_names
     from ..report.listing import format_status
     from ..run.status import study_status
 
-    emit("status", study_status(_ws(ctx), list(names)), output, format_status)
+    ws = _ws(ctx)
+    if names:
+        first, methods_known = names[0], set(method_names(ws))
+        task_like = "/" in first or any(c in first for c in "*?[") or first in dataset_names(ws)
+        if first not in methods_known and not task_like:
+            raise DelveError(
+                f"unknown method or task {first!r}"
+                f"{suggest(first, methods_known | set(dataset_names(ws)))}; "
+                "`delve methods` and `delve tasks` list them"
+            )
+    emit("status", study_status(ws, list(names)), output, format_status)

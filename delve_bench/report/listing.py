@@ -49,7 +49,9 @@ def ranges(numbers: Sequence[int]) -> str:
 
 def format_datasets(items: list[DatasetInfo]) -> str:
     rows = [
-        (
+        (d.name, "", "", "", f"broken: {d.error}")
+        if d.error
+        else (
             d.name,
             str(d.cases),
             str(d.attributes),
@@ -74,7 +76,9 @@ def format_tasks(items: list[TaskInfo]) -> str:
 def format_methods(items: list[MethodInfo], width: int = 100) -> str:
     """Two lines per method: name, losses, budget rule and plugin; then the summary."""
     rows = [
-        (m.name, " ".join(m.losses) if m.losses is not None else "?", m.budget_rule, m.plugin)
+        (m.name, "", f"broken: {m.error}", "")
+        if m.error
+        else (m.name, " ".join(m.losses) if m.losses is not None else "?", m.budget_rule, m.plugin)
         for m in items
     ]
     head = table(("method", "losses", "budget rule", "plugin"), rows).splitlines()
@@ -82,9 +86,10 @@ def format_methods(items: list[MethodInfo], width: int = 100) -> str:
     out = [head[0]]
     for line, m in zip(head[1:], items, strict=True):
         out.append(line)
-        out += textwrap.wrap(m.summary, width, initial_indent=indent, subsequent_indent=indent) or [
-            indent + "-"
-        ]
+        if not m.error:
+            out += textwrap.wrap(
+                m.summary, width, initial_indent=indent, subsequent_indent=indent
+            ) or [indent + "-"]
     out += [
         "",
         "Budget rules: cpu seconds of the 1996 machine (x --time-scale, default 0.05) in "

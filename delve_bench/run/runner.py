@@ -10,7 +10,7 @@ import sys
 
 from ..data import load_dataset
 from ..errors import DelveError
-from ..methods.registry import method_spec
+from ..methods.registry import checked_method
 from ..tasks.instances import task_layout
 from ..tasks.names import TaskRef
 from ..tasks.spec import prototask_spec
@@ -41,7 +41,7 @@ def plan_jobs(
     todo: list[Job] = []
     other: dict[str, list[Job]] = {"done": [], "failed": []}
     for m in methods:
-        method_spec(ws, m)  # unknown names fail before anything runs...
+        checked_method(ws, m)  # unknown names and broken plugins fail before anything runs...
     for ds in sorted({r.dataset for r in refs}):
         load_dataset(ws, ds)  # ...and so do missing, corrupt or malformed data
     for ref in refs:
