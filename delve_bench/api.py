@@ -56,6 +56,7 @@ __all__ = [
     "method",
     "methods",
     "plan",
+    "posterior_plot",
     "report",
     "results",
     "run",
@@ -640,6 +641,26 @@ def compare(
     method_spec(ws, a)
     method_spec(ws, b)
     return task_comparison(ws, a, b, _one_ref(ws, task), _loss(loss), bayes)
+
+
+def posterior_plot(a: str, b: str, task: str, loss: str = "S", *, root: Root = None) -> list[Path]:
+    """Draw the posterior density of A - B on one task (thesis Fig. 2.3) into
+    ``results/plots/posterior-A-vs-B-<task>-<loss>.{png,svg}``; returns the files."""
+    from .report.posterior_plot import write_posterior_plot
+    from .stats.bayes import posterior
+    from .stats.summary import paired_losses
+
+    ws = workspace(root)
+    ref = _one_ref(ws, task)
+    pl = paired_losses(ws, a, b, ref, _loss(loss))
+    post = posterior(pl.difference())
+    title = f"{a} - {b} on {ref.full_name}, {pl.design} design ({len(pl.used)} instances)"
+    stem = (
+        ws.results
+        / "plots"
+        / f"posterior-{a}-vs-{b}-{ref.dataset}-{ref.prototask}-{ref.name}-{loss}"
+    )
+    return write_posterior_plot(post, pl.st.scale, title, loss, stem)
 
 
 def shared_tasks(ws: _Workspace, a: str, b: str) -> list[TaskRef]:

@@ -83,7 +83,7 @@ def test_two_way_sds_are_named_for_what_they_are_and_bayes_says_what_it_gives(st
     assert 0 <= h.posterior_opposite_sign <= 1 and h.bayes_note is None
     text = invoke(study, "compare", "knn-cv-1", "lin-1", "boston/price/std.32", "--bayes")
     assert "SD from interactions & stoch. prediction:" in text
-    assert "Posterior mass on the other side of 0 (2-way extension of eq. 2.16):" in text
+    assert "Posterior mass on the other side of 0 (2-way posterior):" in text
     assert "Note: the thesis derives eq. 2.16 for the hierarchical design only" in text
 
 
@@ -224,7 +224,7 @@ def test_every_command_help_ends_with_real_examples():
         after = r.output.split("Options:")[-1]
         assert "Examples:" in after, name
         examples = [x.strip() for x in after.split("Examples:")[1].splitlines() if x.strip()]
-        assert len(examples) >= 2 and all(x.startswith(("delve ", "eval ")) for x in examples), (
+        assert len(examples) >= 2 and all("delve " in x for x in examples), (
             name,
             examples,
         )

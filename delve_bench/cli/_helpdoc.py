@@ -12,7 +12,11 @@ WIDTH = 100
 
 
 def render() -> str:
-    root = click.Context(cli, info_name="delve", terminal_width=WIDTH, max_content_width=WIDTH)
+    # the settings `delve` itself runs with, whatever process renders the page
+    settings = dict(
+        terminal_width=WIDTH, max_content_width=WIDTH, help_option_names=["-h", "--help"]
+    )
+    root = click.Context(cli, info_name="delve", **settings)
     out = [
         "# The `delve` command",
         "",
@@ -23,9 +27,7 @@ def render() -> str:
     ]
     for name in sorted(cli.commands):
         cmd = cli.commands[name]
-        ctx = click.Context(
-            cmd, info_name=name, parent=root, terminal_width=WIDTH, max_content_width=WIDTH
-        )
+        ctx = click.Context(cmd, info_name=name, parent=root, **settings)
         out += [f"## delve {name}", "", "```text", cmd.get_help(ctx).rstrip(), "```", ""]
     return "\n".join(out)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import click
 
 from ._group import (
@@ -47,7 +49,7 @@ def stats(ctx: click.Context, method, task_names, loss, output) -> None:
 @cli.command(
     epilog=examples(
         "delve compare knn-cv-1 lin-1 kin-8nm/std.64",
-        "delve compare gp-mc-1 lin-1 kin-8nm/std.256 -l L --bayes",
+        "delve compare knn-cv-1 lin-1 kin-8nm/std.256 --bayes --plot",
         "delve compare knn-cv-1 lin-1 --json          # every task both have finished",
     )
 )
@@ -59,18 +61,49 @@ def stats(ctx: click.Context, method, task_names, loss, output) -> None:
 @click.option(
     "--bayes",
     is_flag=True,
-    help="Also the posterior mass on the other side of 0 (eq. 2.16; 2-way: its extension).",
+    help="Also the posterior of the expected difference: the probability of each sign "
+    "(eq. 2.16 for the hierarchical design; its 2-way counterpart).",
+)
+@click.option(
+    "--plot",
+    is_flag=True,
+    help="Draw the posterior density (thesis Fig. 2.3) into results/plots/ (implies --bayes).",
 )
 @click.pass_context
-def compare(ctx: click.Context, method_a, method_b, task_names, loss, output, bayes) -> None:
-    """Paired comparison METHOD_A - METHOD_B (t-test or quasi-F); all shared tasks by default."""
+def compare(ctx: click.Context, method_a, method_b, task_names, loss, output, bayes, plot) -> None:
+    """Paired comparison METHOD_A - METHOD_B (t-test or quasi-F); all shared tasks by default.
+
+    When p > 0.05 and the design had less than 50 % power at the observed difference, a
+    hint says so (see `delve power`)."""
     from .. import api
     from ..report import format_comparison
+    from ..stats.advice import compare_hint
 
-    res = api.comparisons(
-        method_a, method_b, list(task_names) or None, loss, bayes=bayes, root=_ws(ctx)
+    ws = _ws(ctx)
+    results = api.comparisons(
+        method_a, method_b, list(task_names) or None, loss, bayes=bayes or plot, root=ws
     )
-    emit("comparison", res, output, lambda rs: "\n".join(map(format_comparison, rs)))
+    if plot:
+        results = [
+            dataclasses.replace(
+                c,
+                posterior_plot=[
+                    str(p) for p in api.posterior_plot(method_a, method_b, c.task, loss, root=ws)
+                ],
+            )
+            for c in results
+        ]
+
+    def fmt(c) -> str:
+        text = format_comparison(c)
+        hint = compare_hint(c.to_dict())
+        if hint:
+            text += hint + "\n"
+        if c.posterior_plot:
+            text += "posterior plot: " + ", ".join(c.posterior_plot) + "\n"
+        return text
+
+    emit("comparison", results, output, lambda rs: "\n".join(map(fmt, rs)))
 
 
 @cli.command(

@@ -99,10 +99,14 @@ def format_comparison(result: ComparisonResult) -> str:
     p = c["p_text"] if c["p_text"].startswith("<") else f"= {c['p_text']}"
     lines += ["", f"    Significance of difference ({c['test']}-test), p {p}"]
     if c["posterior_opposite_sign"] is not None:
-        which = "eq. 2.16" if c["design"] == "hierarchical" else "2-way extension of eq. 2.16"
+        source = "eq. 2.16" if c["design"] == "hierarchical" else "2-way posterior"
         lines.append(
-            f"    Posterior mass on the other side of 0 ({which}): "
+            f"    Posterior mass on the other side of 0 ({source}): "
             f"{c['posterior_opposite_sign']:.9g}"
+        )
+        lines.append(
+            f"    Posterior probability of A - B < 0: {c['posterior_prob_negative']:.9g}, "
+            f"> 0: {c['posterior_prob_positive']:.9g}"
         )
     if c["bayes_note"]:
         lines += textwrap.wrap(

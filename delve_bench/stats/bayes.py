@@ -150,7 +150,20 @@ def posterior(a: Anova, grid: int = 301, draws: int = DRAWS, seed: int = SEED) -
     return Posterior(a.design, a.mean, 1.0 - pos, pos, method, mu, dens)
 
 
+def _density(a: Anova, mu: np.ndarray, sd: np.ndarray | None) -> np.ndarray:
+    """Unnormalised posterior density at ``mu``: eq. 2.16, or the normal mixture over
+    1000 quantiles of the SD draws (smooth and cheap)."""
+    if sd is None:
+        lp = log_posterior(mu, a)
+        return np.exp(lp - lp.max())
+    sub = np.quantile(sd, (np.arange(1000) + 0.5) / 1000)
+    z = (mu[:, None] - a.mean) / sub[None, :]
+    return (np.exp(-0.5 * z**2) / sub[None, :]).mean(1)
+
+
 def _grid(a: Anova, n: int, sd: np.ndarray | None) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """``n`` points over the central 99.8 % of the posterior (and 0 when it is near),
+    with the density normalised over the grid."""
     if n <= 0:
         return (), ()
     if sd is None:  # eq. 2.16 has t-like tails with I - 1 d.o.f.
@@ -159,16 +172,15 @@ def _grid(a: Anova, n: int, sd: np.ndarray | None) -> tuple[tuple[float, ...], t
         span = float(np.sqrt(a.ms_a / (a.I * a.J))) * max(6.0, sps.t.isf(5e-4, a.I - 1))
     else:  # a scale mixture of normals: cover its widest components
         span = 4.0 * float(np.quantile(sd, 0.999))
-    lo, hi = a.mean - span, a.mean + span
-    lo, hi = min(lo, -0.05 * (hi - lo)), max(hi, 0.05 * (hi - lo))  # show 0
+    wide = np.linspace(a.mean - span, a.mean + span, 4001)
+    d = _density(a, wide, sd)
+    cdf = np.cumsum(d) / d.sum()
+    lo, hi = float(np.interp(0.001, cdf, wide)), float(np.interp(0.999, cdf, wide))
+    pad = 0.1 * (hi - lo)
+    lo, hi = lo - pad, hi + pad
+    if -3 * (hi - lo) < 0 - a.mean < 3 * (hi - lo):  # 0 is near: show it
+        lo, hi = min(lo, -pad), max(hi, pad)
     mu = np.linspace(lo, hi, n)
-    if sd is None:
-        lp = log_posterior(mu, a)
-        d = np.exp(lp - lp.max())
-    else:
-        # the mixture over 1000 quantiles of the SD draws: smooth and cheap
-        sub = np.quantile(sd, (np.arange(1000) + 0.5) / 1000)
-        z = (mu[:, None] - a.mean) / sub[None, :]
-        d = (np.exp(-0.5 * z**2) / sub[None, :]).mean(1)
+    d = _density(a, mu, sd)
     d = d / float(np.sum((d[1:] + d[:-1]) * np.diff(mu)) / 2)  # trapezoid rule
     return tuple(float(x) for x in mu), tuple(float(x) for x in d)

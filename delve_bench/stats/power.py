@@ -129,7 +129,14 @@ def power(
         df = I - 1
         tc = sps.t.isf(alpha / 2, df)
         nc = delta / np.sqrt(v)
-        return float(sps.nct.sf(tc, df, nc) + sps.nct.cdf(-tc, df, nc))
+        upper = sps.nct.sf(tc, df, nc)
+        if not np.isfinite(upper):
+            upper = 1.0 - sps.nct.cdf(tc, df, nc)
+        # the wrong-sign tail; scipy's nct gives NaN for it far out, where it is < 1e-15
+        lower = sps.nct.cdf(-tc, df, nc)
+        if not np.isfinite(lower):
+            lower = 0.0
+        return float(min(1.0, upper + lower))
     if I < BOUNDED_BELOW and alpha < BOUND:
         return 0.0  # only "p < 0.05" may be reported
     z, ca, cb, ce = (draws or _DRAWS).get(I, J)
@@ -283,6 +290,18 @@ def sample_size(
     rejects a true H0 too often (thesis Fig. 2.5), which is why DELVE reports only
     ``p < 0.05``."""
     min_i = BOUNDED_BELOW if vc.design == "2-way" else 2
+    if delta == 0:  # nothing to detect: no design has power above alpha
+        return SampleSize(
+            delta=0.0,
+            alpha=alpha,
+            target=target,
+            current=_design(vc, 0.0, I, J, n, pool, alpha),
+            detectable=detectable_difference(vc, I, J, alpha, target),
+            more_instances=None,
+            more_test_cases=None,
+            cheapest=None,
+            min_instances=min_i,
+        )
     return SampleSize(
         delta=delta,
         alpha=alpha,

@@ -56,8 +56,9 @@ class ComparisonResult(_TaskFacts):
     and SD components, and the design's test (``t`` or Lindman's quasi-``F``).
 
     ``mean`` is the ANOVA mean of the per-case differences, equal to ``difference``.
-    ``posterior_opposite_sign`` (``--bayes``): the posterior mass on the other side of 0
-    (eq. 2.16; on a 2-way task its extension, which ``bayes_note`` then describes).
+    ``posterior_*`` (``--bayes``): the posterior of the expected difference (eq. 2.16; on
+    a 2-way task its extension, which ``bayes_note`` then describes): mass on the other
+    side of 0, probability of each sign, how it was computed.
     """
 
     method_a: str
@@ -79,7 +80,11 @@ class ComparisonResult(_TaskFacts):
     p_text: str  # '0.0123' | '< 0.05' | 'undefined'
     standardization: dict
     posterior_opposite_sign: float | None = None
+    posterior_prob_negative: float | None = None  # P(A - B < 0 | losses)
+    posterior_prob_positive: float | None = None
+    posterior_method: str | None = None  # how the posterior was computed
     bayes_note: str | None = None
+    posterior_plot: list[str] | None = None  # ``delve compare --plot``: the files drawn
 
     @property
     def significant(self) -> bool:

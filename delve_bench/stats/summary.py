@@ -10,6 +10,8 @@ Standardisation uses the raw test targets of all the task's instances pooled
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..data import load_dataset
@@ -21,7 +23,7 @@ from ..tasks.names import TaskRef
 from ..tasks.spec import prototask_spec
 from ..workspace import Workspace
 from .anova import Anova, anova
-from .bayes import posterior_opposite_mass
+from .bayes import posterior
 from .results import ComparisonResult, StatsResult
 from .tests import compare_test
 
@@ -133,7 +135,13 @@ def compare(
         "standardization": {"scale": st.scale, "shift": st.shift},
     }
     if bayes:
-        out["posterior_opposite_sign"] = posterior_opposite_mass(d)
+        post = posterior(d, grid=0)
+        out.update(
+            posterior_prob_negative=post.prob_negative,
+            posterior_prob_positive=post.prob_positive,
+            posterior_opposite_sign=post.opposite,
+            posterior_method=post.method,
+        )
         if design == "2-way":
             out["bayes_note"] = BAYES_2WAY_NOTE
     return out
@@ -142,8 +150,8 @@ def compare(
 #: what ``--bayes`` gives on a 2-way task, where the thesis has no posterior
 BAYES_2WAY_NOTE = (
     "the thesis derives eq. 2.16 for the hierarchical design only; on this 2-way task "
-    "(one common test set) the posterior is eq. 2.16's construction with the test cases "
-    "as a second random effect, from seeded exact draws (delve_bench.stats.bayes)"
+    "(one common test set) the posterior extends its construction to the test cases as a "
+    "second random effect (delve_bench.stats.bayes)"
 )
 
 
@@ -159,10 +167,35 @@ def task_summary(ws: Workspace, method: str, ref: TaskRef, loss: str = "S") -> S
     )
 
 
-def task_comparison(
-    ws: Workspace, method_a: str, method_b: str, ref: TaskRef, loss: str = "S", bayes: bool = False
-) -> ComparisonResult:
-    """Paired comparison A - B on a task: difference, SE, variance components and p."""
+@dataclass(frozen=True)
+class PairedLosses:
+    """Two methods' loss matrices on the instances of a task, rows paired by instance
+    and columns by test case, with the task's standardisation."""
+
+    method_a: str
+    method_b: str
+    ref: TaskRef
+    layout: TaskLayout
+    loss: str
+    used: list[int]
+    states: dict
+    ya: np.ndarray
+    yb: np.ndarray
+    st: Standardizer
+
+    @property
+    def design(self) -> str:
+        return self.layout.design
+
+    def difference(self) -> Anova:
+        """The ANOVA of A - B."""
+        return anova(self.ya - self.yb, self.design)
+
+
+def paired_losses(
+    ws: Workspace, method_a: str, method_b: str, ref: TaskRef, loss: str = "S"
+) -> PairedLosses:
+    """Read both methods' losses on ``ref``; they must cover the same instances."""
     layout = layout_of(ws, ref)
     used_a, ya, st_a = loss_matrix(ws, method_a, ref, layout, loss)
     used_b, yb, _ = loss_matrix(ws, method_b, ref, layout, loss)
@@ -172,9 +205,17 @@ def task_comparison(
             f"{ref.full_name} ({used_a} vs {used_b}); run the missing ones first"
         )
     st = standardizer(loss, pooled_test_targets(ws, layout))
+    return PairedLosses(method_a, method_b, ref, layout, loss, used_a, st_a, ya, yb, st)
+
+
+def task_comparison(
+    ws: Workspace, method_a: str, method_b: str, ref: TaskRef, loss: str = "S", bayes: bool = False
+) -> ComparisonResult:
+    """Paired comparison A - B on a task: difference, SE, variance components and p."""
+    pl = paired_losses(ws, method_a, method_b, ref, loss)
     return ComparisonResult(
         method_a=method_a,
         method_b=method_b,
-        **_common(ref, layout, loss, used_a, st_a),
-        **compare(ya, yb, layout.design, st, bayes),
+        **_common(ref, pl.layout, loss, pl.used, pl.states),
+        **compare(pl.ya, pl.yb, pl.design, pl.st, bayes),
     )

@@ -50,7 +50,9 @@ def test_energy_error_is_second_order_in_the_step():
     "kw",
     [
         dict(step_size=0.5, n_steps=1, persistence=0.95),  # gp-mc-1 style (Horowitz)
-        dict(step_size=np.array([0.3, 0.4]), n_steps=20, window=4),  # mlp-mc-1 style
+        pytest.param(  # mlp-mc-1 style
+            dict(step_size=np.array([0.3, 0.4]), n_steps=20, window=4), marks=pytest.mark.slow
+        ),
         dict(step_size=0.3, n_steps=10, window=1),  # plain HMC
     ],
 )

@@ -263,6 +263,7 @@ def test_abf_gradient_by_finite_differences():
 
 
 # ------------------------------------------------------------------- real DELVE data
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "method",
     [
@@ -288,6 +289,7 @@ def test_methods_run_on_kin8nm(method, tmp_path):
     assert np.all(np.isfinite(losses))
 
 
+@pytest.mark.slow
 def test_abf_thesis_cg_reaches_a_stationary_point():
     rng = np.random.default_rng(8)
     X = rng.uniform(-1, 1, size=(40, 2))
