@@ -118,16 +118,18 @@ class Workspace:
     def losses(self, method: str, task: str) -> pd.DataFrame:
         return losses(method, task, root=self)
 
-    def stats(self, method: str, task: str, loss: str = "S") -> StatsResult:
+    def stats(self, method: str, task: str, loss: str | None = None) -> StatsResult:
         return stats(method, task, loss, root=self)
 
-    def results(self, methods=None, tasks=None, loss: str | Sequence[str] = "S") -> pd.DataFrame:
+    def results(
+        self, methods=None, tasks=None, loss: str | Sequence[str] | None = None
+    ) -> pd.DataFrame:
         return results(methods, tasks, loss, root=self)
 
-    def compare(self, a: str, b: str, task: str, loss: str = "S", **kw) -> ComparisonResult:
+    def compare(self, a: str, b: str, task: str, loss: str | None = None, **kw) -> ComparisonResult:
         return compare(a, b, task, loss, root=self, **kw)
 
-    def comparisons(self, a: str, b: str, tasks=None, loss: str = "S", **kw) -> list:
+    def comparisons(self, a: str, b: str, tasks=None, loss: str | None = None, **kw) -> list:
         return comparisons(a, b, tasks, loss, root=self, **kw)
 
     def report(self, names=None, **options) -> ReportFiles:
@@ -173,11 +175,12 @@ def _one_ref(ws: _Workspace, task) -> TaskRef:
     return refs[0]
 
 
-def _loss(loss: str) -> str:
-    from .losses import LOSSES
+def _loss(loss: str | None) -> str | None:
+    """A loss name (None: each task's first loss, S or Z for classification)."""
+    from .losses import ALL_LOSSES
 
-    if loss not in LOSSES:
-        raise DelveError(f"loss must be one of {', '.join(LOSSES)}, not {loss!r}")
+    if loss is not None and loss not in ALL_LOSSES:
+        raise DelveError(f"loss must be one of {', '.join(ALL_LOSSES)}, not {loss!r}")
     return loss
 
 
@@ -617,7 +620,7 @@ def losses(method: str, task: str, *, root: Root = None) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def stats(method: str, task: str, loss: str = "S", *, root: Root = None) -> StatsResult:
+def stats(method: str, task: str, loss: str | None = None, *, root: Root = None) -> StatsResult:
     """``delve stats``: estimated expected loss of ``method`` on one task, its SE and
     SD components, raw and standardised."""
     from .methods.registry import method_spec
@@ -629,7 +632,7 @@ def stats(method: str, task: str, loss: str = "S", *, root: Root = None) -> Stat
 
 
 def compare(
-    a: str, b: str, task: str, loss: str = "S", *, bayes: bool = False, root: Root = None
+    a: str, b: str, task: str, loss: str | None = None, *, bayes: bool = False, root: Root = None
 ) -> ComparisonResult:
     """``delve compare``: the paired comparison A - B on one task (t-test, hierarchical
     design; Lindman's quasi-F, 2-way design). ``bayes``: also the posterior mass on the
@@ -643,7 +646,9 @@ def compare(
     return task_comparison(ws, a, b, _one_ref(ws, task), _loss(loss), bayes)
 
 
-def posterior_plot(a: str, b: str, task: str, loss: str = "S", *, root: Root = None) -> list[Path]:
+def posterior_plot(
+    a: str, b: str, task: str, loss: str | None = None, *, root: Root = None
+) -> list[Path]:
     """Draw the posterior density of A - B on one task (thesis Fig. 2.3) into
     ``results/plots/posterior-A-vs-B-<task>-<loss>.{png,svg}``; returns the files."""
     from .report.posterior_plot import write_posterior_plot
@@ -658,9 +663,9 @@ def posterior_plot(a: str, b: str, task: str, loss: str = "S", *, root: Root = N
     stem = (
         ws.results
         / "plots"
-        / f"posterior-{a}-vs-{b}-{ref.dataset}-{ref.prototask}-{ref.name}-{loss}"
+        / f"posterior-{a}-vs-{b}-{ref.dataset}-{ref.prototask}-{ref.name}-{pl.loss}"
     )
-    return write_posterior_plot(post, pl.st.scale, title, loss, stem)
+    return write_posterior_plot(post, pl.st.scale, title, pl.loss, stem)
 
 
 def shared_tasks(ws: _Workspace, a: str, b: str) -> list[TaskRef]:
@@ -682,7 +687,7 @@ def comparisons(
     a: str,
     b: str,
     tasks: str | Sequence[str] | None = None,
-    loss: str = "S",
+    loss: str | None = None,
     *,
     bayes: bool = False,
     root: Root = None,
@@ -719,22 +724,23 @@ RESULT_COLUMNS = [
 def results(
     methods: str | Sequence[str] | None = None,
     tasks: str | Sequence[str] | None = None,
-    loss: str | Sequence[str] = "S",
+    loss: str | Sequence[str] | None = None,
     *,
     root: Root = None,
 ) -> pd.DataFrame:
     """Estimated expected losses with SEs, one row per method, task and loss.
 
-    Defaults: every method with results, every task where any of them has results.
+    Defaults: every method with results, every task where any of them has results, each
+    task's first loss (S, or Z on classification tasks); a task lacking a loss asked for
+    has no row for it.
     Columns (``RESULT_COLUMNS``): raw ``mean``/``se`` and their standardised values;
     ``status`` says why a row has no numbers (``not run``, ``too few`` instances,
     ``no loss``) or whether some instances are absent (``partial``); a partial row uses
     the instances it has, as ``delve report`` does."""
     import pandas as pd
 
-    from .losses import standardizer
     from .report.collect import method_cell, result_tasks, select_methods
-    from .stats.summary import layout_of, pooled_test_targets
+    from .stats.summary import default_loss, layout_of, task_standardizer
 
     ws = workspace(root)
     ms = select_methods(ws, _names(methods) or None)
@@ -742,9 +748,9 @@ def results(
     rows = []
     for ref in refs:
         layout = layout_of(ws, ref)
-        pooled = pooled_test_targets(ws, layout)
-        for lo in _names(loss):
-            st = standardizer(_loss(lo), pooled)
+        wanted = [_loss(x) for x in _names(loss)] or [default_loss(layout)]
+        for lo in [x for x in wanted if x in layout.proto.losses]:
+            st = task_standardizer(ws, layout, lo)
             for m in ms:
                 c = method_cell(ws, m, ref, layout, lo, st)
                 s = c.summary or {}
@@ -774,13 +780,14 @@ def report(
     names: str | Sequence[str] | None = None,
     *,
     methods: str | Sequence[str] | None = None,
-    losses: str | Sequence[str] = ("S",),
+    losses: str | Sequence[str] | None = None,
     out: str | Path | None = None,
     plot: bool = False,
     root: Root = None,
 ) -> ReportFiles:
     """``delve report``: tables (md, csv, tex), DELVE diagrams (``plot``) and index.html
-    for the prototasks or tasks ``names`` (default: every task with results)."""
+    for the prototasks or tasks ``names`` (default: every task with results); ``losses``
+    None: S, and Z on classification tasks."""
     from .report import write_report
 
     ws = workspace(root)
@@ -788,7 +795,7 @@ def report(
         ws,
         _names(names),
         _names(methods) or None,
-        tuple(_loss(x) for x in _names(losses)) or ("S",),
+        tuple(_loss(x) for x in _names(losses)) or None,
         Path(out) if out is not None else None,
         plot,
     )

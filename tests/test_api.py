@@ -131,7 +131,7 @@ def test_methods_lists_losses_budget_rule_plugin_and_summary(study):
     )
     assert (
         "Gaussian process (ARD), hyperparameters integrated by persistent hybrid Monte Carlo"
-        in text
+        in " ".join(text.split())
     )
     full = invoke(study, "methods", "gp-mc-1")
     assert "26 of the last two thirds used" in full and "persistence=0.95" in full

@@ -22,7 +22,10 @@ import click
 
 from ..workspace import Workspace
 
-LOSS = click.Choice(["S", "A", "L"])
+LOSS = click.Choice(["S", "A", "L", "Z", "Q"])
+LOSS_HELP = (
+    "Loss: S|A|L (regression), Z|Q|L (classification).  [default: S, or Z on classification tasks]"
+)
 
 #: bumped when a key of a ``--json`` record changes meaning or disappears (docs/json.md)
 SCHEMA_VERSION = 1

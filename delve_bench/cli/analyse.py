@@ -8,6 +8,7 @@ import click
 
 from ._group import (
     LOSS,
+    LOSS_HELP,
     _ws,
     cli,
     complete_methods,
@@ -30,7 +31,7 @@ from ._group import (
 @click.argument(
     "task_names", nargs=-1, required=True, metavar="TASK...", shell_complete=complete_tasks
 )
-@click.option("-l", "--loss", type=LOSS, default="S", show_default=True)
+@click.option("-l", "--loss", type=LOSS, default=None, help=LOSS_HELP)
 @json_output
 @click.pass_context
 def stats(ctx: click.Context, method, task_names, loss, output) -> None:
@@ -51,12 +52,13 @@ def stats(ctx: click.Context, method, task_names, loss, output) -> None:
         "delve compare knn-cv-1 lin-1 kin-8nm/std.64",
         "delve compare knn-cv-1 lin-1 kin-8nm/std.256 --bayes --plot",
         "delve compare knn-cv-1 lin-1 --json          # every task both have finished",
+        "delve compare sk-knn logistic-1 banana/ida/std.400 -l Z    # classification",
     )
 )
 @click.argument("method_a", shell_complete=complete_methods)
 @click.argument("method_b", shell_complete=complete_methods)
 @click.argument("task_names", nargs=-1, metavar="[TASK]...", shell_complete=complete_tasks)
-@click.option("-l", "--loss", type=LOSS, default="S", show_default=True)
+@click.option("-l", "--loss", type=LOSS, default=None, help=LOSS_HELP)
 @json_output
 @click.option(
     "--bayes",
@@ -69,9 +71,18 @@ def stats(ctx: click.Context, method, task_names, loss, output) -> None:
     is_flag=True,
     help="Draw the posterior density (thesis Fig. 2.3) into results/plots/ (implies --bayes).",
 )
+@click.option(
+    "--permutation/--no-permutation",
+    default=None,
+    help="Show the exact sign-flip permutation test over instances (default: for Z only).",
+)
 @click.pass_context
-def compare(ctx: click.Context, method_a, method_b, task_names, loss, output, bayes, plot) -> None:
-    """Paired comparison METHOD_A - METHOD_B (t-test or quasi-F); all shared tasks by default.
+def compare(
+    ctx: click.Context, method_a, method_b, task_names, loss, output, bayes, plot, permutation
+) -> None:
+    """Paired comparison METHOD_A - METHOD_B (t-test, quasi-F or, for published
+    realisations, the corrected resampled t-test); all shared tasks by default. The exact
+    sign-flip permutation test over instances is shown for Z (``--permutation``: always).
 
     When p > 0.05 and the design had less than 50 % power at the observed difference, a
     hint says so (see `delve power`)."""
@@ -88,14 +99,14 @@ def compare(ctx: click.Context, method_a, method_b, task_names, loss, output, ba
             dataclasses.replace(
                 c,
                 posterior_plot=[
-                    str(p) for p in api.posterior_plot(method_a, method_b, c.task, loss, root=ws)
+                    str(p) for p in api.posterior_plot(method_a, method_b, c.task, c.loss, root=ws)
                 ],
             )
             for c in results
         ]
 
     def fmt(c) -> str:
-        text = format_comparison(c)
+        text = format_comparison(c, permutation=permutation)
         hint = compare_hint(c.to_dict())
         if hint:
             text += hint + "\n"
@@ -125,7 +136,7 @@ def compare(ctx: click.Context, method_a, method_b, task_names, loss, output, ba
     "--loss",
     type=LOSS,
     multiple=True,
-    help="Loss to report; repeat for several.  [default: S]",
+    help="Loss to report; repeat for several.  [default: S, and Z for classification tasks]",
 )
 @click.option(
     "--out",
@@ -142,7 +153,7 @@ def report(ctx: click.Context, prototasks, methods_, loss, out, plot) -> None:
     res = api.report(
         list(prototasks),
         methods=methods_list,
-        losses=loss or ("S",),
+        losses=loss or None,
         out=out,
         plot=plot,
         root=_ws(ctx),

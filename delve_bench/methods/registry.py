@@ -10,8 +10,9 @@ A YAML spec::
     summary: one line for ``delve methods``   # optional; else the description's first sentence
     description: ...
 
-The plugin may also be any scikit-learn-style regressor class (``fit``/``predict``);
-it is wrapped by :class:`delve_bench.methods.sklearn.SklearnRegressor`.
+The plugin may also be any scikit-learn-style regressor class (``fit``/``predict``),
+wrapped by :class:`delve_bench.methods.sklearn.SklearnRegressor`, or classifier class
+(with ``predict_proba``), wrapped by :class:`~delve_bench.methods.sklearn.SklearnClassifier`.
 """
 
 from __future__ import annotations
@@ -64,8 +65,10 @@ class MethodSpec:
         if isinstance(cls, type) and issubclass(cls, Method):
             return cls(**self.params)
         if hasattr(cls, "fit") and hasattr(cls, "predict"):
-            from .sklearn import SklearnRegressor
+            from .sklearn import SklearnClassifier, SklearnRegressor, is_sklearn_classifier
 
+            if is_sklearn_classifier(cls):
+                return SklearnClassifier(estimator=cls, **self.params)
             return SklearnRegressor(estimator=cls, **self.params)
         raise DelveError(
             f"method {self.name}: {self.plugin} is neither a delve-bench Method "
@@ -201,19 +204,20 @@ def _parse_file(path: Path) -> MethodSpec:
     name = f.check_name("method")
     if not _NAME.match(name):
         raise f.error("name", f"{name!r} is not a method name (letters, digits, - _ . +)")
-    plugin = f.text("plugin", required=True)
+    plugin = f.required("plugin")
     if not _PLUGIN.match(plugin):
         raise f.error("plugin", f"{plugin!r} is not module:Class")
     params = f.mapping("params")
-    for k in params.raw if params else ():
-        if not _PARAM.match(k):
-            raise params.error(k, "is not a keyword argument name")
+    if params is not None:
+        for k in params.raw:
+            if not _PARAM.match(k):
+                raise params.error(k, "is not a keyword argument name")
     return MethodSpec(
         name,
         plugin,
         dict(params.raw) if params else {},
         _budget(f),
-        (f.text("description", "") or "").strip(),
+        f.optional("description").strip(),
         str(path),
         " ".join((f.text("summary", "") or "").split()),
     )

@@ -10,6 +10,12 @@ Standard deviations are named for what they measure (Rasmussen 1996 §2.4-2.5):
   design only (None for the 2-way design);
 * ``sd_cases``: test cases, sqrt(sigma_b^2), 2-way design only;
 * ``sd_interaction``: interactions & stochastic prediction, sqrt(MSe), 2-way design only.
+
+Published splits (classification) add two designs without an ANOVA: ``resampled``
+(overlapping realisations: ``se`` is Nadeau & Bengio's corrected SE, ``se_uncorrected``
+the naive one, ``sd_realisations`` the SD of the realisation means, ``sd_test`` that of
+the test cases) and ``fixed`` (one split: ``sd_test`` over its test cases). SDs a design
+does not have are None.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from dataclasses import dataclass
 class _TaskFacts:
     task: str
     loss: str
-    design: str  # 'hierarchical' | '2-way'
+    design: str  # 'hierarchical' | '2-way' | 'resampled' | 'fixed'
     instances: int  # instances used
     task_instances: int
     train_size: int
@@ -42,10 +48,12 @@ class StatsResult(_TaskFacts):
     method: str
     mean: float
     se: float
-    sd_train: float
-    sd_test: float | None
-    sd_cases: float | None
-    sd_interaction: float | None
+    sd_train: float | None = None
+    sd_test: float | None = None
+    sd_cases: float | None = None
+    sd_interaction: float | None = None
+    se_uncorrected: float | None = None
+    sd_realisations: float | None = None
     standardized: dict
     standardization: dict  # {scale, shift}
 
@@ -68,16 +76,20 @@ class ComparisonResult(_TaskFacts):
     difference: float
     mean: float
     se: float
-    sd_train: float
-    sd_test: float | None
-    sd_cases: float | None
-    sd_interaction: float | None
+    sd_train: float | None = None
+    sd_test: float | None = None
+    sd_cases: float | None = None
+    sd_interaction: float | None = None
+    se_uncorrected: float | None = None
+    sd_realisations: float | None = None
     standardized: dict
-    test: str  # 't' | 'F'
+    test: str  # 't' | 'F' | 'corrected t' | 'case t'
+    test_name: str  # the test in words
     statistic: float | None
     df: list[float]
     p: float | None
     p_text: str  # '0.0123' | '< 0.05' | 'undefined'
+    permutation: dict | None = None  # the sign-flip test over instances (2 or more)
     standardization: dict
     posterior_opposite_sign: float | None = None
     posterior_prob_negative: float | None = None  # P(A - B < 0 | losses)
