@@ -291,17 +291,20 @@ def tasks(names: str | Sequence[str] | None = None, *, root: Root = None) -> lis
                     )
                 )
     for r in refs:
-        common = dict(task=r.full_name, dataset=r.dataset, prototask=r.prototask, train_size=r.size)
         try:
             lay = layout_of(ws, r)
         except DelveError as e:
-            out.append(
-                TaskInfo(**common, design=None, instances=None, test_size=None, error=str(e))
-            )
-            continue
+            lay, error = None, str(e)
         out.append(
             TaskInfo(
-                **common, design=lay.design, instances=len(lay.instances), test_size=lay.test_size
+                task=r.full_name,
+                dataset=r.dataset,
+                prototask=r.prototask,
+                train_size=r.size,
+                design=lay.design if lay else None,
+                instances=len(lay.instances) if lay else None,
+                test_size=lay.test_size if lay else None,
+                error=None if lay else error,
             )
         )
     return out
@@ -512,7 +515,10 @@ def execute(
     _check_writable(ws, p.todo)
     t0 = time.perf_counter()
     options = RunOptions(
-        mode=p.budget_mode, time_scale=p.time_scale, force=force, hard_limit=hard_limit
+        mode="cpu" if p.budget_mode == "cpu" else "work",
+        time_scale=p.time_scale,
+        force=force,
+        hard_limit=hard_limit,
     )
     try:
         outcomes = run_jobs(ws, p.todo, options, p.n_jobs, progress=progress, dask=dask)
@@ -620,7 +626,9 @@ def losses(method: str, task: str, *, root: Root = None) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def stats(method: str, task: str, loss: str | None = None, *, root: Root = None) -> StatsResult:
+def stats(
+    method: str, task: str | TaskRef, loss: str | None = None, *, root: Root = None
+) -> StatsResult:
     """``delve stats``: estimated expected loss of ``method`` on one task, its SE and
     SD components, raw and standardised."""
     from .methods.registry import method_spec
@@ -632,7 +640,13 @@ def stats(method: str, task: str, loss: str | None = None, *, root: Root = None)
 
 
 def compare(
-    a: str, b: str, task: str, loss: str | None = None, *, bayes: bool = False, root: Root = None
+    a: str,
+    b: str,
+    task: str | TaskRef,
+    loss: str | None = None,
+    *,
+    bayes: bool = False,
+    root: Root = None,
 ) -> ComparisonResult:
     """``delve compare``: the paired comparison A - B on one task (t-test, hierarchical
     design; Lindman's quasi-F, 2-way design). ``bayes``: also the posterior mass on the
@@ -795,7 +809,7 @@ def report(
         ws,
         _names(names),
         _names(methods) or None,
-        tuple(_loss(x) for x in _names(losses)) or None,
+        tuple(x for x in _names(losses) if _loss(x)) or None,
         Path(out) if out is not None else None,
         plot,
     )

@@ -13,10 +13,14 @@ WIDTH = 100
 
 def render() -> str:
     # the settings `delve` itself runs with, whatever process renders the page
-    settings = dict(
-        terminal_width=WIDTH, max_content_width=WIDTH, help_option_names=["-h", "--help"]
+    help_names = ["-h", "--help"]
+    root = click.Context(
+        cli,
+        info_name="delve",
+        terminal_width=WIDTH,
+        max_content_width=WIDTH,
+        help_option_names=help_names,
     )
-    root = click.Context(cli, info_name="delve", **settings)
     out = [
         "# The `delve` command",
         "",
@@ -27,7 +31,14 @@ def render() -> str:
     ]
     for name in sorted(cli.commands):
         cmd = cli.commands[name]
-        ctx = click.Context(cmd, info_name=name, parent=root, **settings)
+        ctx = click.Context(
+            cmd,
+            info_name=name,
+            parent=root,
+            terminal_width=WIDTH,
+            max_content_width=WIDTH,
+            help_option_names=help_names,
+        )
         out += [f"## delve {name}", "", "```text", cmd.get_help(ctx).rstrip(), "```", ""]
     return "\n".join(out)
 

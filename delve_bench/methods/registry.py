@@ -213,25 +213,21 @@ def _parse_file(path: Path) -> MethodSpec:
             if not _PARAM.match(k):
                 raise params.error(k, "is not a keyword argument name")
     return MethodSpec(
-        name,
-        plugin,
-        dict(params.raw) if params else {},
-        _budget(f),
-        f.optional("description").strip(),
-        str(path),
-        " ".join((f.text("summary", "") or "").split()),
+        name=name,
+        plugin=plugin,
+        params=dict(params.raw) if params is not None else {},
+        budget=_budget(f),
+        description=f.optional("description").strip(),
+        source=str(path),
+        short=" ".join((f.text("summary", "") or "").split()),
     )
 
 
 @functools.lru_cache(maxsize=1)
 def _entry_point_specs() -> dict[str, MethodSpec]:
     out: dict[str, MethodSpec] = {}
-    try:
-        eps = metadata.entry_points(group="delve_bench.methods")
-    except TypeError:  # pragma: no cover - Python < 3.10
-        eps = metadata.entry_points().get("delve_bench.methods", [])
-    for ep in eps:
-        out[ep.name] = MethodSpec(ep.name, ep.value, source=f"entry point {ep.value}")
+    for ep in metadata.entry_points(group="delve_bench.methods"):
+        out[ep.name] = MethodSpec(name=ep.name, plugin=ep.value, source=f"entry point {ep.value}")
     return out
 
 

@@ -66,8 +66,8 @@ def format_datasets(items: list[DatasetInfo]) -> str:
 def format_tasks(items: list[TaskInfo]) -> str:
     rows = [
         (t.task, t.error, "", "", "")
-        if t.error
-        else (t.task, t.design, str(t.instances), str(t.train_size), str(t.test_size))
+        if t.error is not None
+        else (t.task, str(t.design), str(t.instances), str(t.train_size), str(t.test_size))
         for t in items
     ]
     return table(("task", "design", "instances", "train", "test"), rows, "llrrr")

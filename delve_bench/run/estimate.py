@@ -89,7 +89,8 @@ def _history(ws: Workspace, method: str) -> list[_Record]:
         cpu, n = meta.get("cpu_seconds"), meta.get("n_train")
         if not isinstance(cpu, int | float) or not isinstance(n, int) or n <= 0:
             continue
-        budget = meta.get("budget") if isinstance(meta.get("budget"), dict) else {}
+        raw = meta.get("budget")
+        budget: dict = raw if isinstance(raw, dict) else {}
         b = budget.get("cpu_seconds")
         out.append(
             _Record(

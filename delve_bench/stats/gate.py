@@ -48,7 +48,7 @@ class ResultsTree(Workspace):
     results_dir: Path = Path("results")
 
     @property
-    def results(self) -> Path:  # type: ignore[override]
+    def results(self) -> Path:
         return self.results_dir
 
 
@@ -158,7 +158,7 @@ def _row(ws, base, method, ref, loss, margin) -> CheckRow | None:
         groups.setdefault(state.get(i, f"no {loss} loss"), []).append(i)
     why = "; ".join(f"{k}: {' '.join(map(str, v))}" for k, v in groups.items())
     st = task_standardizer(ws, layout, loss)
-    yb = np.vstack([r.losses[loss] for r in wanted])
+    yb = np.vstack([x for r in wanted if (x := r.losses[loss]) is not None])
     if missing:
         return CheckRow(
             **common,
@@ -175,7 +175,7 @@ def _row(ws, base, method, ref, loss, margin) -> CheckRow | None:
             p_adjusted=None,
             p_change=None,
         )
-    yc = np.vstack([cur[r.instance].losses[loss] for r in wanted])
+    yc = np.vstack([x for r in wanted if (x := cur[r.instance].losses[loss]) is not None])
     mb, mc = float(yb.mean()), float(yc.mean())
     change = (mc - mb) if loss == "L" else ((mc / mb - 1) if mb != 0 else None)
     delta = margin if loss == "L" else margin * abs(mb)

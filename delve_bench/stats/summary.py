@@ -17,6 +17,7 @@ permutation test over instances (:mod:`.permutation`) when there are 2 or more.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -84,8 +85,18 @@ def default_loss(layout: TaskLayout) -> str:
     return layout.proto.losses[0]
 
 
-def loss_matrix(ws: Workspace, method: str, ref: TaskRef, layout: TaskLayout, loss: str):
-    """(instances used, I x J loss matrix, states of the other instances)."""
+class LossMatrix(NamedTuple):
+    """One method's losses on one task, as the ANOVA takes them."""
+
+    used: list[int]  # the finished instances, in order
+    y: np.ndarray  # (instances used, test cases)
+    states: dict[str, list[int]]  # the other instances: missing, failed, corrupt
+
+
+def loss_matrix(
+    ws: Workspace, method: str, ref: TaskRef, layout: TaskLayout, loss: str
+) -> LossMatrix:
+    """The finished instances' ``loss`` losses; an error if fewer than 2 or any corrupt."""
     results, states = read_task_results(ws, method, ref, layout)
     if states["corrupt"]:
         raise DelveError(
@@ -101,14 +112,14 @@ def loss_matrix(ws: Workspace, method: str, ref: TaskRef, layout: TaskLayout, lo
             f"{method} on {ref.full_name}: only {len(results)} instance finished; "
             "the analysis needs at least 2"
         )
-    missing_loss = [r.instance for r in results if r.losses[loss] is None]
-    if missing_loss:
+    rows = [r.losses[loss] for r in results]
+    present = [row for row in rows if row is not None]
+    if len(present) < len(rows):
         raise DelveError(
             f"{method} gives no {loss} loss on {ref.full_name} "
             "(it has no predictive distribution there)"
         )
-    used = [r.instance for r in results]
-    return used, np.vstack([r.losses[loss] for r in results]), states
+    return LossMatrix(used=[r.instance for r in results], y=np.vstack(present), states=states)
 
 
 def _anova_fields(a: Anova) -> dict:

@@ -267,6 +267,8 @@ class OrthogonalSelection:
 
     def val_prediction(self, m: int | None = None) -> np.ndarray:
         """Predictions of the m-term model for the rows of ``F_val``."""
+        if self.Fv is None:
+            raise ValueError("the selection was made without validation inputs (F_val)")
         m = self.m if m is None else m
         k, c, lam = self._arrays()
         if m == 0:
