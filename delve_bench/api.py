@@ -797,11 +797,15 @@ def report(
     losses: str | Sequence[str] | None = None,
     out: str | Path | None = None,
     plot: bool = False,
+    correction: str = "holm",
+    posthoc: str = "nemenyi",
+    unit: str = "prototask",
     root: Root = None,
 ) -> ReportFiles:
     """``delve report``: tables (md, csv, tex), DELVE diagrams (``plot``) and index.html
     for the prototasks or tasks ``names`` (default: every task with results); ``losses``
-    None: S, and Z on classification tasks."""
+    None: S, and Z on classification tasks. ``correction`` (holm, bh), ``posthoc``
+    (nemenyi, holm) and ``unit`` (prototask, task) set the rankings' tests."""
     from .report import write_report
 
     ws = workspace(root)
@@ -812,4 +816,7 @@ def report(
         tuple(x for x in _names(losses) if _loss(x)) or None,
         Path(out) if out is not None else None,
         plot,
+        correction=correction,
+        posthoc=posthoc,
+        unit=unit,
     )

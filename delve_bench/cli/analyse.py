@@ -143,10 +143,40 @@ def compare(
     type=click.Path(file_okay=False),
     help="Output directory for tables/, plots/ and index.html (default: results/).",
 )
-@click.option("--plot", is_flag=True, help="Also draw the DELVE diagrams (PNG and SVG).")
+@click.option(
+    "--plot",
+    is_flag=True,
+    help="Also draw the DELVE diagrams and the critical-difference diagram (PNG and SVG).",
+)
+@click.option(
+    "--correction",
+    type=click.Choice(["holm", "bh"]),
+    default="holm",
+    show_default=True,
+    help="Multiple-test correction of the per-task tests in the rankings (bh: Benjamini-Hochberg).",
+)
+@click.option(
+    "--posthoc",
+    type=click.Choice(["nemenyi", "holm"]),
+    default="nemenyi",
+    show_default=True,
+    help="Post-hoc test after the Friedman test.",
+)
+@click.option(
+    "--unit",
+    type=click.Choice(["prototask", "task"]),
+    default="prototask",
+    show_default=True,
+    help="Independent unit of the rankings (tasks of one prototask are dependent).",
+)
 @click.pass_context
-def report(ctx: click.Context, prototasks, methods_, loss, out, plot) -> None:
-    """Tables (md, csv, tex), DELVE diagrams and an HTML index from the stored results."""
+def report(
+    ctx: click.Context, prototasks, methods_, loss, out, plot, correction, posthoc, unit
+) -> None:
+    """Tables (md, csv, tex), DELVE diagrams and an HTML index from the stored results,
+    with rankings across tasks: every per-task paired test corrected for the number of
+    tests (Holm by default), aggregated per prototask, beside a critical-difference diagram
+    (Friedman + Nemenyi, Demšar 2006)."""
     from .. import api
 
     methods_list = [m.strip() for m in methods_.split(",") if m.strip()] if methods_ else None
@@ -156,6 +186,9 @@ def report(ctx: click.Context, prototasks, methods_, loss, out, plot) -> None:
         losses=loss or None,
         out=out,
         plot=plot,
+        correction=correction,
+        posthoc=posthoc,
+        unit=unit,
         root=_ws(ctx),
     )
     for w in res.warnings:

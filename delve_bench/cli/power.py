@@ -74,9 +74,15 @@ def format_power(pa) -> str:
     if pa.delta == 0:
         lines.append("    no design: the difference to detect is 0")
     else:
+        more_i = "not possible" + (
+            f": the variation of the {pa.test_cases} common test cases alone keeps the "
+            f"power below {pct}"
+            if pa.design == "2-way"
+            else ""
+        )
         lines.append(
             f"    {f'with {pa.test_cases} test cases:':<30}"
-            + _design_text(pa.more_instances, pa.design, pa.pool_cases, "not possible")
+            + _design_text(pa.more_instances, pa.design, pa.pool_cases, more_i)
         )
         if pa.design == "2-way" and pa.instances < pa.min_instances:
             more_j = f"not advised with fewer than {pa.min_instances} instances"
