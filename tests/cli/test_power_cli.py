@@ -97,10 +97,7 @@ def test_relative_delta_and_bad_input(ws):
 
 
 def test_compare_hints_at_low_power_only_when_not_significant(ws):
-    cs = [
-        json.loads(x)
-        for x in run(ws, "compare", "knn-cv-1", "lin-1", *TASKS, "--json").stdout.splitlines()
-    ]
+    cs = json.loads(run(ws, "compare", "knn-cv-1", "lin-1", *TASKS, "--json").stdout)
     text = run(ws, "compare", "knn-cv-1", "lin-1", *TASKS).stdout
     blocks = ["/knn-cv-1/" + b for b in text.split("/knn-cv-1/")[1:]]
     assert len(blocks) == len(cs) == len(TASKS)
@@ -129,8 +126,7 @@ def test_compare_bayes_plot_for_both_designs(ws):
         "--json",
     )
     assert r.returncode == 0, r.stderr
-    for line in r.stdout.splitlines():
-        c = json.loads(line)
+    for c in json.loads(r.stdout):
         assert c["posterior_prob_negative"] + c["posterior_prob_positive"] == pytest.approx(1.0)
         opposite = (
             c["posterior_prob_positive"] if c["difference"] < 0 else c["posterior_prob_negative"]
