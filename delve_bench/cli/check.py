@@ -70,14 +70,14 @@ def format_check(res) -> str:
     "--loss",
     type=LOSS,
     multiple=True,
-    help="Loss to check; repeat for several.  [default: S]",
+    help="Loss to check; repeat for several (each on the tasks that have it).  [default: S and Z]",
 )
 @click.option(
     "--margin",
     type=click.FloatRange(min=0),
     default=0.01,
     show_default=True,
-    help="Tolerated worsening: a fraction of the baseline's expected loss (S, A) or nats (L).",
+    help="Tolerated worsening: a fraction of the baseline's expected loss (S, A, Z, Q) or nats (L).",
 )
 @click.option(
     "--alpha",
@@ -109,7 +109,7 @@ def check(ctx: click.Context, baseline, names, loss, margin, alpha, as_json) -> 
     methods = [n for n in names if n in known]
     tasks = [n for n in names if n not in known]
     refs = resolve_tasks(ws, tasks) if tasks else None
-    res = run_check(ws, baseline, methods or None, refs, tuple(loss) or ("S",), alpha, margin)
+    res = run_check(ws, baseline, methods or None, refs, tuple(loss) or ("S", "Z"), alpha, margin)
     if as_json:
         click.echo(json.dumps(res.to_dict(), sort_keys=True))
     else:

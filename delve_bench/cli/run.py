@@ -18,7 +18,8 @@ def _split_run_args(ws: Workspace, args: tuple[str, ...]) -> tuple[list[str], li
     from ..methods.registry import method_names
 
     methods_known, ds = set(method_names(ws)), set(dataset_names(ws))
-    methods_, tasks_ = [], []
+    methods_: list[str] = []
+    tasks_: list[str] = []
     for a in args:
         if not tasks_ and a in methods_known:
             methods_.append(a)

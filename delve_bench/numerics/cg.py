@@ -123,9 +123,10 @@ class _Point:
             self.f, self._g, self._d = np.float64(np.inf), np.zeros_like(x0), np.float64(np.inf)
 
     @classmethod
-    def known(cls, f, g: np.ndarray, d) -> _Point:
+    def known(cls, f, g: np.ndarray, d, s: np.ndarray) -> _Point:
+        """The start point ``x0`` (``z = 0``), whose value, gradient and slope are known."""
         p = cls.__new__(cls)
-        p.z, p.f, p._g, p._d, p.s = np.float64(0.0), np.float64(f), g, np.float64(d), None
+        p.z, p.f, p._g, p._d, p.s = np.float64(0.0), np.float64(f), g, np.float64(d), s
         return p
 
     @property
@@ -184,7 +185,7 @@ def _lns(fun, x0, f1, g1, s, z, max_evals, faithful):
     The variable names follow the C code: point 2 is the current point (``p2``), point 3
     the other interpolation point at ``z3`` relative to point 2."""
     d1 = np.float64(g1 @ s)
-    best = _Point.known(f1, g1, d1)  # the lowest point so far
+    best = _Point.known(f1, g1, d1, s)  # the lowest point so far
     p2 = _Point(fun, x0, s, z)
     evals = 1
     if p2.f < best.f:
@@ -247,7 +248,7 @@ def _lns(fun, x0, f1, g1, s, z, max_evals, faithful):
         return _result(False, f1, d1, z, p2.f, p2.d, evals), x0 + z * s, g2
     gb = best.g
     if not np.isfinite(best.f):  # its lazy gradient turned out non-finite: stay at x0
-        best, gb = _Point.known(f1, g1, d1), g1
+        best, gb = _Point.known(f1, g1, d1, s), g1
     return _result(False, f1, d1, best.z, best.f, best.d, evals), x0 + best.z * s, gb
 
 

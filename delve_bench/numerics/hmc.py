@@ -219,8 +219,8 @@ class HMC:
             else:
                 dH = float(logsumexp(-H[:W]) - logsumexp(-H[L - W + 1 :]))  # F_acc - F_rej
             prob = float(np.exp(min(0.0, -dH))) if np.isfinite(dH) else 0.0
-        else:
-            states, H, dH, prob = None, None, np.inf, 0.0
+        else:  # impossible: rejected, and the reject window is the start alone
+            states, H, dH, prob = [], np.empty(0), np.inf, 0.0
         self.sum_accept_prob += prob
         if prob > 0 and self.rng.random() < prob:
             lo = L - W + 1
@@ -229,7 +229,7 @@ class HMC:
             self.x, self.p, self.E, self.grad = new.x, new.p, new.E, new.grad
             self.accepted += 1
             return Trajectory(accepted=True, delta_H=float(dH), accept_prob=prob, evals=evals)
-        if W > 1 and states is not None:  # a state of the reject window
+        if W > 1 and states:  # a state of the reject window
             back_to = states[self._pick(H[:W])]
         else:
             back_to = start

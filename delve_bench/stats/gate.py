@@ -28,13 +28,13 @@ import numpy as np
 from scipy import stats as sps
 
 from ..errors import DelveError
-from ..losses import standardizer
 from ..run.store import read_task_results
 from ..tasks.names import TaskRef
 from ..workspace import Workspace
 from .anova import anova
 from .multiple import adjust
-from .summary import layout_of, pooled_test_targets
+from .resampled import corrected_resampled_t_test
+from .summary import layout_of, task_standardizer
 from .tests import TestResult, compare_test
 
 MARGIN = 0.01
@@ -48,7 +48,7 @@ class ResultsTree(Workspace):
     results_dir: Path = Path("results")
 
     @property
-    def results(self) -> Path:  # type: ignore[override]
+    def results(self) -> Path:
         return self.results_dir
 
 
@@ -130,14 +130,18 @@ def _test_over_cases(d: np.ndarray) -> TestResult:
     return TestResult("t (test cases)", float(t), (J - 1,), float(2 * sps.t.sf(abs(t), J - 1)))
 
 
-def _test(d: np.ndarray, design: str) -> TestResult:
+def _test(d: np.ndarray, design: str, n_train: int) -> TestResult:
     if d.shape[0] == 1:
         return _test_over_cases(d)
+    if design == "resampled":  # overlapping training sets: Nadeau & Bengio's correction
+        return corrected_resampled_t_test(d.mean(axis=1), n_train, d.shape[1])
     return compare_test(anova(d, design))
 
 
 def _row(ws, base, method, ref, loss, margin) -> CheckRow | None:
     layout = layout_of(ws, ref)
+    if loss not in layout.proto.losses:
+        return None  # e.g. S on a classification task
     base_res, _ = read_task_results(base, method, ref, layout)
     if not base_res or all(r.losses[loss] is None for r in base_res):
         return None  # nothing of this loss in the baseline to hold the workspace to
@@ -153,8 +157,8 @@ def _row(ws, base, method, ref, loss, margin) -> CheckRow | None:
     for i in missing:
         groups.setdefault(state.get(i, f"no {loss} loss"), []).append(i)
     why = "; ".join(f"{k}: {' '.join(map(str, v))}" for k, v in groups.items())
-    st = standardizer(loss, pooled_test_targets(ws, layout))
-    yb = np.vstack([r.losses[loss] for r in wanted])
+    st = task_standardizer(ws, layout, loss)
+    yb = np.vstack([x for r in wanted if (x := r.losses[loss]) is not None])
     if missing:
         return CheckRow(
             **common,
@@ -171,7 +175,7 @@ def _row(ws, base, method, ref, loss, margin) -> CheckRow | None:
             p_adjusted=None,
             p_change=None,
         )
-    yc = np.vstack([cur[r.instance].losses[loss] for r in wanted])
+    yc = np.vstack([x for r in wanted if (x := cur[r.instance].losses[loss]) is not None])
     mb, mc = float(yb.mean()), float(yc.mean())
     change = (mc - mb) if loss == "L" else ((mc / mb - 1) if mb != 0 else None)
     delta = margin if loss == "L" else margin * abs(mb)
@@ -179,8 +183,8 @@ def _row(ws, base, method, ref, loss, margin) -> CheckRow | None:
     if np.array_equal(yc, yb):
         status, test, p, p_change = "unchanged", "", None, None
     else:
-        shifted = _test(d - delta, layout.design)
-        plain = _test(d, layout.design)
+        shifted = _test(d - delta, layout.design, layout.size)
+        plain = _test(d, layout.design, layout.size)
         test = shifted.test
         p = shifted.p_reported if d.mean() > delta else 1.0
         p_change = plain.p_reported
@@ -207,7 +211,7 @@ def check(
     baseline: str | Path,
     methods: list[str] | None = None,
     refs: list[TaskRef] | None = None,
-    losses: tuple[str, ...] = ("S",),
+    losses: tuple[str, ...] = ("S", "Z"),
     alpha: float = ALPHA,
     margin: float = MARGIN,
 ) -> CheckResult:

@@ -247,7 +247,8 @@ def test_report_is_byte_identical_when_regenerated(reported, tmp_path):
     root, _ = reported
     res = root / "results"
     files = sorted(res.glob("tables/*")) + sorted(res.glob("plots/*")) + [res / "index.html"]
-    assert len(files) == 30 + 8 + 1  # 2 losses x (2 prototasks + 3 summaries) x 3; 2 x 2 x 2
+    # 2 losses x (2 prototasks + 3 summaries + 4 rankings) x 3; 2 x (2 diagrams + CD) x 2
+    assert len(files) == 54 + 12 + 1
     before = {p: p.read_bytes() for p in files}
     # a fresh run into another directory: same bytes, so nothing depends on time or paths
     delve(root, "report", "--plot", "-l", "S", "-l", "L", "--out", str(tmp_path / "elsewhere"))
@@ -333,3 +334,28 @@ def test_user_errors_are_one_line(ran, tmp_path):
     assert r.returncode == 2 and len(out.splitlines()) == 1 and "lin-1" in out, out
     r = delve(tmp_path, "report", check=False)
     assert r.returncode == 2 and "no results" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.slow  # runs `delve` in subprocesses
+def test_rankings_use_compare_p_values_holm_adjusted_and_draw_a_cd_diagram(reported, comparisons):
+    from statsmodels.stats.multitest import multipletests
+
+    root, _ = reported
+    res = root / "results"
+    rows = read_csv(res / "tables" / "tests-S.csv")
+    by_task = {r["task"]: r for r in rows if {r["a"], r["b"]} == {"lin-1", "knn-cv-1"}}
+    for c in comparisons["S"]:
+        r = by_task[c["task"]]
+        want = 0.05 if c["p_text"].startswith("<") else c["p"]
+        assert float(r["p"]) == pytest.approx(want, rel=1e-12)
+    raw = [float(r["p"]) for r in rows]
+    adjusted = multipletests(raw, method="holm")[1]
+    assert [float(r["p_adjusted"]) for r in rows] == pytest.approx(adjusted, rel=1e-12)
+    assert all(r["correction"] == "holm" for r in rows)
+    md = (res / "tables" / "rankings-S.md").read_text()
+    assert "Holm" in md and "per prototask" in md and "not independent" in md
+    # two prototasks: kin-8nm/dist and boston/price are the Friedman blocks
+    ranks = read_csv(res / "tables" / "rankings-S.csv")
+    assert {r["blocks"] for r in ranks} == {"2"} and {r["unit"] for r in ranks} == {"prototask"}
+    assert (res / "plots" / "cd-S.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "cd-S.png" in (res / "index.html").read_text()

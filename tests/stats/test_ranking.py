@@ -5,30 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from support import DEMSAR_NAMES, DEMSAR_RANKS
 
 from delve_bench.stats.multiple import adjust
 from delve_bench.stats.ranking import block_ranks, friedman, groups, nemenyi_cd
 
-# Demšar (2006) Table 6: ranks of C4.5, C4.5+m, C4.5+cf, C4.5+m+cf on 14 data sets
-DEMSAR_RANKS = np.array(
-    [
-        [4, 3, 2, 1],
-        [1, 2, 3, 4],
-        [4, 1, 2, 3],
-        [4, 1, 3, 2],
-        [4, 2, 3, 1],
-        [1, 2.5, 4, 2.5],
-        [3, 2, 4, 1],
-        [2.5, 2.5, 4, 1],
-        [4, 3, 2, 1],
-        [2.5, 2.5, 2.5, 2.5],
-        [4, 2.5, 1, 2.5],
-        [3, 2, 4, 1],
-        [4, 1, 2, 3],
-        [3, 1, 4, 2],
-    ]
-)
-NAMES = ["C4.5", "C4.5+m", "C4.5+cf", "C4.5+m+cf"]
+DEMSAR_RANKS = np.array(DEMSAR_RANKS)
+NAMES = DEMSAR_NAMES
 
 
 def test_demsar_worked_example():

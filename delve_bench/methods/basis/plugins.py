@@ -10,7 +10,8 @@ The Bayesian methods (ABF, RVM, SSGE) serve S, A and L; the others S and A.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Callable, Iterable
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 
@@ -18,19 +19,19 @@ from ..base import FitContext, Gaussian, Method, Prediction
 from .abf import AbfFit, abf_widths, fit_abf
 from .design import Scaling, rbf_design
 from .evidence import EvidenceState
-from .local_ridge import local_ridge, starting_model
-from .lrols import lrols_loo
+from .local_ridge import Start, local_ridge, starting_model
+from .lrols import LrolsFit, lrols_loo
 from .orthogonal import OrthogonalSelection, run_selection
-from .ridge import global_ridge
+from .ridge import RidgeFit, global_ridge
 from .rvm import fast_rvm
-from .ssge import STRATEGIES, EvidenceSearch
+from .ssge import STRATEGIES, EvidenceSearch, oscil, pta, sffs
 from .stopping import LookAheadStop, OrrStop
 
 
 class _BasisMethod(Method):
     """Shared plumbing: scaling, the width stage, linear prediction on chosen centres."""
 
-    losses = ("S", "A")
+    losses: tuple[str, ...] = ("S", "A")
     width_iterations = 100
     width_max_n = 2048
 
@@ -153,11 +154,11 @@ class Ssge(_BayesMethod):
         widths = self._abf_widths(Xs, t, ctx).widths
         search = EvidenceSearch(rbf_design(Xs, Xs, widths), t, stop=ctx.budget.exhausted)
         if self.strategy == "pta":
-            res = STRATEGIES["pta"](search, self.l, self.r)
+            res = pta(search, self.l, self.r)
         elif self.strategy == "oscil":
-            res = STRATEGIES["oscil"](search, self.c)
+            res = oscil(search, self.c)
         else:
-            res = STRATEGIES["sffs"](search)
+            res = sffs(search)
         st = res.state
         self._set_posterior(Xs[st.idx], widths, st)
         ctx.info.update(
@@ -221,6 +222,28 @@ def orr_radii(Xs: np.ndarray) -> np.ndarray:
     return np.where(r > 0, r, 1.0)
 
 
+Fit = TypeVar("Fit")
+
+
+def best_scale(
+    scales: Iterable[float], fit_at: Callable[[float], Fit], value: Callable[[Fit], float]
+) -> tuple[float, Fit]:
+    """Orr's choice of the radius scale (A.14): fit at every scale and keep the fit with the
+    lowest final criterion ``value(fit)`` (the first one on ties)."""
+    best: tuple[float, Fit] | None = None
+    for s in scales:
+        fit = fit_at(s)
+        if best is None or value(fit) < value(best[1]):
+            best = (s, fit)
+    if best is None:
+        raise ValueError("no radius scales to choose from")
+    return best
+
+
+def _value(fit: _Selected | RidgeFit) -> float:
+    return fit.value
+
+
 class _Selected(NamedTuple):
     """One forward selection at one radius scale."""
 
@@ -261,13 +284,9 @@ class OrrForward(_BasisMethod):
     def fit(self, X, y, ctx):
         Xs, t = self._prepare(X, y)
         base = orr_radii(Xs)
-        best: tuple[float, _Selected] | None = None
-        for s in self.scales:
-            r = self._select(rbf_design(Xs, Xs, s * base), t)
-            if best is None or r.value < best[1].value:
-                best = (s, r)
-        assert best is not None, "no radius scales"
-        s, r = best
+        s, r = best_scale(
+            self.scales, lambda s: self._select(rbf_design(Xs, Xs, s * base), t), _value
+        )
         widths = s * base
         self._set_linear(Xs[r.sel.sel[: r.m]], widths, r.sel.weights(r.m, r.lam))
         ctx.info.update(
@@ -285,12 +304,11 @@ class OrrRidge(_BasisMethod):
     def fit(self, X, y, ctx):
         Xs, t = self._prepare(X, y)
         base = orr_radii(Xs)
-        best = None
-        for s in self.scales:
-            fit = global_ridge(rbf_design(Xs, Xs, s * base), t, self.criterion)
-            if best is None or fit.value < best[0].value:
-                best = (fit, s)
-        fit, s = best
+        s, fit = best_scale(
+            self.scales,
+            lambda s: global_ridge(rbf_design(Xs, Xs, s * base), t, self.criterion),
+            _value,
+        )
         self._set_linear(Xs, s * base, fit.weights)
         ctx.info.update(
             n_basis=len(Xs),
@@ -326,13 +344,12 @@ class LocalRidgeMethod(_BasisMethod):
     def fit(self, X, y, ctx):
         Xs, t = self._prepare(X, y)
         base = orr_radii(Xs)
-        best = None
-        for s in self.scales:
+
+        def start_at(s: float) -> tuple[Start, np.ndarray]:
             F = rbf_design(Xs, Xs, s * base)
-            start = starting_model(F, t, self.init, self.wait, self.thresh)
-            if best is None or start.gcv < best[0].gcv:
-                best = (start, s, F)
-        start, s, F = best
+            return starting_model(F, t, self.init, self.wait, self.thresh), F
+
+        s, (start, F) = best_scale(self.scales, start_at, lambda sf: sf[0].gcv)
         fit = local_ridge(
             F, t, start, max_sweeps=self.max_sweeps, tol=self.tol, stop=ctx.budget.exhausted
         )
@@ -370,9 +387,9 @@ class LrolsLoo(_BasisMethod):
     def fit(self, X, y, ctx):
         Xs, t = self._prepare(X, y)
         base = orr_radii(Xs)
-        best = None
-        for s in self.scales:
-            fit = lrols_loo(
+
+        def fit_at(s: float) -> LrolsFit:
+            return lrols_loo(
                 rbf_design(Xs, Xs, s * base),
                 t,
                 lam_init=self.lam_init,
@@ -380,9 +397,8 @@ class LrolsLoo(_BasisMethod):
                 max_terms=self.max_terms,
                 stop=ctx.budget.exhausted,
             )
-            if best is None or fit.loo_mse < best[0].loo_mse:
-                best = (fit, s)
-        fit, s = best
+
+        s, fit = best_scale(self.scales, fit_at, lambda f: f.loo_mse)
         chosen = fit.sel.sel[: fit.m]
         self._set_linear(Xs[chosen], s * base, fit.sel.weights(fit.m))
         ctx.info.update(

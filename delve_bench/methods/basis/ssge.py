@@ -78,15 +78,14 @@ class EvidenceSearch:
         self.budget_stop = stop or (lambda done: False)
         beta0 = 1.0 / (0.1 * float(np.var(t)))
         self.st = EvidenceState(B, t, beta0, track_R=True)
-        self.adds = self.removes = 0
-        self.best: Record | None = None
-        self.best_by_size: dict[int, Record] = {}
+        self.removes = 0
         i0 = initial_basis(B, t)  # first BF by the projection rule (§1.5.6)
         self.st.idx, self.st.alpha = [i0], np.array([ALPHA0])
         self.st.recompute()
         self.adds = 1
         self.reestimate(force_log_ev=True)
-        self.record()
+        self.best: Record = self.current_record()
+        self.best_by_size: dict[int, Record] = {self.st.M: self.best}
 
     # ------------------------------------------------------------------------ evidence
     @property
@@ -129,11 +128,14 @@ class EvidenceSearch:
             self.log_ev = float(self.log_evidence())
         return changed
 
-    def record(self) -> None:
-        rec = Record(
+    def current_record(self) -> Record:
+        return Record(
             idx=tuple(self.st.idx), alpha=self.alpha, beta=self.st.beta, log_ev=self.log_ev
         )
-        if self.best is None or rec.log_ev > self.best.log_ev:
+
+    def record(self) -> None:
+        rec = self.current_record()
+        if rec.log_ev > self.best.log_ev:
             self.best = rec
         old = self.best_by_size.get(self.st.M)
         if old is None or rec.log_ev > old.log_ev:
@@ -287,12 +289,7 @@ def oscil(search: EvidenceSearch, c: int = 5) -> SsgeResult:
         while search.st.M < m0 and search.add_best() is not None:
             pass
         if search.st.M == m0 and search.log_ev > current.log_ev:
-            current = Record(
-                idx=tuple(search.st.idx),
-                alpha=search.alpha,
-                beta=search.st.beta,
-                log_ev=search.log_ev,
-            )
+            current = search.current_record()
             s = 1
             continue
         counts = (search.adds, search.removes)

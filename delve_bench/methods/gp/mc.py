@@ -101,8 +101,11 @@ class GpMc(Method):
         budget = budget.map_work(lambda work: self.iterations_for(n, work))
         T = float(budget.require_finite("gp-mc-1"))
         it = 0
-        rec_iter, rec_theta, rec_E, rec_time = [], [], [], []
-        rejects_at_save = []
+        rec_iter: list[int] = []
+        rec_theta: list[np.ndarray] = []
+        rec_E: list[float] = []
+        rec_time: list[float] = []
+        rejects_at_save: list[float] = []
         # one BLAS thread: the budget is process CPU time, which threads only inflate, and
         # threaded BLAS is many times slower on the small matrices of HMC (spec §5 [G])
         with threadpool_limits(1):
@@ -119,9 +122,9 @@ class GpMc(Method):
                     rec_time.append(now)
                     rejects_at_save.append(1.0 - sampler.acceptance_rate)
                 ctx.progress(min(1.0, now / T))
-        rec_iter = np.array(rec_iter)
+        iters = np.array(rec_iter)
         first = int(np.ceil(self.saves / 3.0))  # first scheduled time >= T/3 (record 13 of 39)
-        tail = rec_iter[first - 1 :]
+        tail = iters[first - 1 :]
         chosen = first - 1 + select_records(tail, tail[0], tail[-1], self.used)
         self.thetas = np.array(rec_theta)[chosen]
         self.X, self.y = X, y
@@ -136,7 +139,7 @@ class GpMc(Method):
             rejection_rate_at_saves=rejects_at_save,
             run_length={"clock": "cpu_seconds" if budget.mode == "cpu" else "iterations", "T": T},
             records_used=chosen + 1,
-            record_iterations=rec_iter,
+            record_iterations=iters,
             record_energies=rec_E,
             hyper=final.as_dict(),
             length_scales_mean_used=np.mean([h.as_dict()["length_scales"] for h in used_h], 0),

@@ -68,7 +68,8 @@ class MlpEse1(Method):
         budget = ctx.budget
         total = budget.require_finite("mlp-ese-1")
         used, done = 0.0, 0  # budget used by the members; training evaluations so far
-        members, log = [], []
+        members: list[np.ndarray] = []
+        log: list[dict] = []
         while used < total and len(members) < self.max_ensemble:
             perm = ctx.rng.permutation(n)  # §11 #5: a uniform permutation
             va, tr = perm[:nv], perm[nv:]

@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -95,7 +96,8 @@ class _Store:
     """Thinned, evenly spaced storage of main-chain states (see the module docstring)."""
 
     def __init__(self, keep: int):
-        self.keep, self.stride, self.items = keep, 1, []
+        self.keep, self.stride = keep, 1
+        self.items: list[Saved] = []
 
     def wants(self, it: int) -> bool:
         return it % self.stride == 0
@@ -248,7 +250,7 @@ class MlpMc1(Method):
         burn_fraction: float = 1 / 3,
         keep: int = 500,
     ):
-        self.params = dict(
+        self.params: dict[str, Any] = dict(
             step_factor=step_factor,
             n_steps=n_steps,
             window=window,
