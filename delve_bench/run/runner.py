@@ -7,6 +7,7 @@ job (:func:`delve_bench.run.job.execute`) as an argument and never import this m
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 from ..data import load_dataset
 from ..errors import DelveError
@@ -27,6 +28,8 @@ class RunInterrupted(KeyboardInterrupt):
     def __init__(self, outcomes: list[Outcome]):
         super().__init__()
         self.outcomes = outcomes
+        #: the api.RunSummary of the finished jobs, set by :func:`delve_bench.api.execute`
+        self.summary: Any = None
 
 
 def plan_jobs(

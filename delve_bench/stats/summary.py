@@ -1,6 +1,9 @@
 """Statistics of stored results: one method on a task, or two methods compared.
 
-Both return plain dicts (the ``--json`` output) holding raw and standardised numbers.
+:func:`summarize` and :func:`compare` work on loss matrices and return plain dicts (the
+report uses them); :func:`task_summary` and :func:`task_comparison` read a task's results
+and return :class:`~.results.StatsResult` / :class:`~.results.ComparisonResult` (the
+``--json`` records) holding raw and standardised numbers.
 Standardisation uses the raw test targets of all the task's instances pooled
 (:mod:`delve_bench.losses`).
 
@@ -31,6 +34,7 @@ from .bayes import posterior
 from .fixed import fixed_estimate, fixed_split_t
 from .permutation import sign_flip_test
 from .resampled import corrected_resampled_t_test, resampled_estimate
+from .results import ComparisonResult, StatsResult
 from .tests import TestResult, compare_test
 
 #: what each design's test is called in the outputs
@@ -119,15 +123,21 @@ def loss_matrix(
 
 
 def _anova_fields(a: Anova) -> dict:
-    out: dict[str, float | None] = {
+    """Mean, SE and the SDs named for what they measure (:mod:`.results`); the SDs that do
+    not belong to the design are None."""
+    hier = a.design == "hierarchical"
+    return {
         "mean": a.mean,
         "se": a.se,
         "sd_train": a.sd_train,
-        "sd_test": a.sd_test,
+        "sd_test": a.sd_test if hier else None,
+        "sd_cases": None if hier else a.sd_cases,
+        "sd_interaction": None if hier else a.sd_interaction,
     }
-    if a.design == "2-way":
-        out["sd_cases"] = a.sd_cases
-    return out
+
+
+def _spread(st: Standardizer, x: float | None) -> float | None:
+    return None if x is None else st.spread(x)
 
 
 def _estimate(y: np.ndarray, design: str, n_train: int | None):
@@ -179,7 +189,7 @@ def summarize(y: np.ndarray, design: str, st: Standardizer, n_train: int | None 
     """Raw and standardised statistics of one method's loss matrix ``y`` (I x J);
     ``n_train`` (the training-set size) is needed by the resampled and fixed designs."""
     fields, _ = _estimate(y, design, n_train)
-    std = {k: (st.mean(v) if k == "mean" else st.spread(v)) for k, v in fields.items()}
+    std = {k: (st.mean(v) if k == "mean" else _spread(st, v)) for k, v in fields.items()}
     return {
         **fields,
         "standardized": std,
@@ -216,7 +226,7 @@ def compare(
     fields, est = _estimate(ya - yb, design, n_train)
     test = _test(est, design)
     mean_a, mean_b = float(ya.mean()), float(yb.mean())
-    std = {k: st.spread(v) for k, v in fields.items()}
+    std = {k: _spread(st, v) for k, v in fields.items()}
     std.update(mean_a=st.mean(mean_a), mean_b=st.mean(mean_b))
     out = {
         "mean_a": mean_a,
@@ -241,21 +251,36 @@ def compare(
             posterior_opposite_sign=post.opposite,
             posterior_method=post.method,
         )
+        if design == "2-way":
+            out["bayes_note"] = BAYES_2WAY_NOTE
+    elif bayes:
+        out["bayes_note"] = (
+            f"no posterior for the {design} design: the posterior (eq. 2.16 and its 2-way "
+            "counterpart) rests on the ANOVA of disjoint training sets"
+        )
     return out
 
 
-def task_summary(ws: Workspace, method: str, ref: TaskRef, loss: str | None = None) -> dict:
+#: what ``--bayes`` gives on a 2-way task, where the thesis has no posterior
+BAYES_2WAY_NOTE = (
+    "the thesis derives eq. 2.16 for the hierarchical design only; on this 2-way task "
+    "(one common test set) the posterior extends its construction to the test cases as a "
+    "second random effect (delve_bench.stats.bayes)"
+)
+
+
+def task_summary(ws: Workspace, method: str, ref: TaskRef, loss: str | None = None) -> StatsResult:
     """Estimated expected loss of ``method`` on a task, with SE and variance components;
     ``loss`` None: the task's first loss (S, or Z for classification)."""
     layout = layout_of(ws, ref)
     loss = loss or default_loss(layout)
     st = task_standardizer(ws, layout, loss)
     used, y, states = loss_matrix(ws, method, ref, layout, loss)
-    return {
-        "method": method,
+    return StatsResult(
+        method=method,
         **_common(ref, layout, loss, used, states),
         **summarize(y, layout.design, st, layout.size),
-    }
+    )
 
 
 @dataclass(frozen=True)
@@ -314,12 +339,12 @@ def task_comparison(
     ref: TaskRef,
     loss: str | None = None,
     bayes: bool = False,
-) -> dict:
+) -> ComparisonResult:
     """Paired comparison A - B on a task: difference, SE, variance components and p."""
     pl = paired_losses(ws, method_a, method_b, ref, loss)
-    return {
-        "method_a": method_a,
-        "method_b": method_b,
+    return ComparisonResult(
+        method_a=method_a,
+        method_b=method_b,
         **_common(ref, pl.layout, pl.loss, pl.used, pl.states),
         **compare(pl.ya, pl.yb, pl.design, pl.st, bayes, pl.layout.size),
-    }
+    )

@@ -41,6 +41,7 @@ def delve(root: Path, *args: str, check: bool = True) -> subprocess.CompletedPro
 
 
 def jsonl(text: str) -> list[dict]:
+    """The records of a `--jsonl` stream."""
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
@@ -50,7 +51,7 @@ def read_csv(path: Path) -> list[dict]:
 
 
 def expected_digit(p: float | None, p_text: str) -> int | None:
-    """The diagram digit from the spec's words (evaluation.md §8.4), independently."""
+    """The diagram digit from the rule in words (docs/statistics.md, README), independently."""
     if p_text.startswith("<"):
         return 5
     if p is None or p > 0.09:
@@ -76,7 +77,9 @@ def reported(ran) -> tuple[Path, subprocess.CompletedProcess]:
 def comparisons(ran) -> dict[str, list[dict]]:
     """`delve compare knn-cv-1 lin-1 --json` on the four tasks, per loss."""
     return {
-        loss: jsonl(delve(ran, "compare", "knn-cv-1", "lin-1", *TASKS, "-l", loss, "--json").stdout)
+        loss: jsonl(
+            delve(ran, "compare", "knn-cv-1", "lin-1", *TASKS, "-l", loss, "--jsonl").stdout
+        )
         for loss in ("S", "L")
     }
 
@@ -128,7 +131,7 @@ def test_tables_match_delve_stats_and_compare(reported, comparisons, loss):
         for row in read_csv(tables / f"{stem}-{loss}.csv"):
             rows[(row["task"], row["method"])] = row
     for method in ("lin-1", "knn-cv-1"):
-        for s in jsonl(delve(root, "stats", method, *TASKS, "-l", loss, "--json").stdout):
+        for s in json.loads(delve(root, "stats", method, *TASKS, "-l", loss, "--json").stdout):
             row = rows[(s["task"], method)]
             assert row["status"] == "ok" and int(row["instances"]) == s["instances"]
             assert float(row["standardized_loss"]) == pytest.approx(
@@ -285,7 +288,7 @@ def test_partial_results_are_reported_and_compared_on_shared_instances(ran, tmp_
     rows = {(x["task"], x["method"]): x for x in read_csv(ws / "results/tables/kin-8nm-dist-S.csv")}
     knn = rows[("kin-8nm/dist/std.128", "knn-cv-1")]
     assert knn["status"] == "partial" and knn["instances"] == "7" and knn["instances_absent"] == "7"
-    s = json.loads(delve(ws, "stats", "knn-cv-1", "kin-8nm/std.128", "--json").stdout)
+    (s,) = json.loads(delve(ws, "stats", "knn-cv-1", "kin-8nm/std.128", "--json").stdout)
     assert s["instances_missing"] == [7]
     assert float(knn["standardized_loss"]) == pytest.approx(s["standardized"]["mean"], rel=1e-12)
     assert "not run: 7" in (ws / "results/tables/kin-8nm-dist-S.md").read_text()
@@ -295,7 +298,9 @@ def test_partial_results_are_reported_and_compared_on_shared_instances(ran, tmp_
     # the pair is compared on instances 0-6: what `delve compare` says once lin-1 has those only
     both = copy_ws(ws, tmp_path / "both")
     shutil.rmtree(both / "results/lin-1/kin-8nm/dist/std.128/7")
-    c = json.loads(delve(both, "compare", "knn-cv-1", "lin-1", "kin-8nm/std.128", "--json").stdout)
+    (c,) = json.loads(
+        delve(both, "compare", "knn-cv-1", "lin-1", "kin-8nm/std.128", "--json").stdout
+    )
     assert c["instances"] == 7 and knn["p_vs_lin-1"] == c["p_text"]
     assert float(knn["diff_vs_lin-1"]) == pytest.approx(c["standardized"]["mean"], rel=1e-12)
 
