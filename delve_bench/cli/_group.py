@@ -22,11 +22,17 @@ def _ws(ctx: click.Context) -> Workspace:
     type=click.Path(file_okay=False),
     help="Workspace with datasets/, tasks/, methods/, results/ (default: current directory).",
 )
+@click.option(
+    "--results",
+    envvar="DELVE_RESULTS",
+    type=click.Path(file_okay=False),
+    help="Result store (default: ROOT/results), e.g. results/thesis for a study's results.",
+)
 @click.version_option(package_name="delve-bench")
 @click.pass_context
-def cli(ctx: click.Context, root: str | None) -> None:
+def cli(ctx: click.Context, root: str | None, results: str | None) -> None:
     """delve-bench: compare learning methods on DELVE tasks with valid statistics."""
-    ctx.obj = {"ws": Workspace.from_env(root)}
+    ctx.obj = {"ws": Workspace.from_env(root, results)}
 
 
 def _emit(objs: list[dict], as_json: bool, fmt) -> None:

@@ -39,7 +39,7 @@ def _client(address: str):
 
 
 def run_on_dask(
-    address: str, root: str, jobs: list[Job], args: tuple, done: Callable[[Job, dict], None]
+    address: str, root, jobs: list[Job], args: tuple, done: Callable[[Job, dict], None]
 ) -> None:
     """Submit every job, call ``done(job, outcome)`` as they finish."""
     from distributed import as_completed

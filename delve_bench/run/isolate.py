@@ -99,7 +99,7 @@ def shutdown_workers() -> None:
 
 
 def run_isolated(
-    root: str,
+    root: str | Workspace,
     job: Job,
     mode: str = "work",
     time_scale: float = DEFAULT_TIME_SCALE,

@@ -16,7 +16,7 @@ import sys
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +28,7 @@ from ..data.encoding import fit_coding
 from ..errors import DelveError
 from ..losses import case_losses
 from ..methods.base import FitContext
-from ..methods.registry import DEFAULT_TIME_SCALE, method_spec
+from ..methods.registry import DEFAULT_TIME_SCALE, fraction_name, method_spec, split_fraction
 from ..rng import derived_seed
 from ..tasks.instances import task_layout
 from ..tasks.names import TaskRef
@@ -43,13 +43,18 @@ HARD_LIMIT_FACTOR = 2.0
 
 @dataclass(frozen=True)
 class Job:
+    """One fit of ``method`` on one task instance. ``snapshots``: budget fractions (< 1)
+    at which an anytime method also records the result ``METHOD@F`` from the same run."""
+
     method: str
     ref: TaskRef
     instance: int
+    snapshots: tuple[float, ...] = ()
 
     @property
     def label(self) -> str:
-        return f"{self.method} {self.ref.full_name} #{self.instance}"
+        extra = f" (+@{','.join(format(f, 'g') for f in self.snapshots)})" if self.snapshots else ""
+        return f"{self.method} {self.ref.full_name} #{self.instance}{extra}"
 
 
 def plan_jobs(
@@ -87,7 +92,35 @@ def plan_jobs(
                     other["failed"].append(job)
                 else:
                     todo.append(job)
-    return todo, other
+    return merge_snapshots(ws, todo), other
+
+
+def merge_snapshots(ws: Workspace, jobs: list[Job]) -> list[Job]:
+    """Fold each ``METHOD@F`` job (F < 1) of an anytime method into the job of METHOD on the
+    same instance when that one runs too: one run records both (the snapshot is what a
+    run with F of the budget would have given). Order is kept otherwise."""
+    anytime: dict[str, bool] = {}
+
+    def is_anytime(m: str) -> bool:
+        if m not in anytime:
+            anytime[m] = bool(getattr(method_spec(ws, m).load_class(), "anytime", False))
+        return anytime[m]
+
+    mains = {(j.method, j.ref, j.instance) for j in jobs}
+    extra: dict[tuple, list[float]] = {}
+    keep = []
+    for j in jobs:
+        base, f = split_fraction(j.method)
+        if f is not None and f < 1 and (base, j.ref, j.instance) in mains and is_anytime(base):
+            extra.setdefault((base, j.ref, j.instance), []).append(f)
+        else:
+            keep.append(j)
+    return [
+        replace(j, snapshots=tuple(sorted(extra[key])))
+        if (key := (j.method, j.ref, j.instance)) in extra
+        else j
+        for j in keep
+    ]
 
 
 def hard_limits(
@@ -156,7 +189,7 @@ def _blas_limit(n: int | None):
 
 
 def execute(
-    root: str,
+    root: str | Workspace,
     job: Job,
     mode: str = "work",
     time_scale: float = DEFAULT_TIME_SCALE,
@@ -165,7 +198,7 @@ def execute(
 ) -> dict:
     """Run one job and record it; returns ``{status, error, cpu}``. Never raises for a
     failing method: its error is written to meta.json instead."""
-    ws = Workspace(Path(root))
+    ws = Workspace.from_env(root)
     d = result_dir(ws, job.method, job.ref, job.instance)
     lock = InstanceLock(d)
     if not lock.acquire():
@@ -183,7 +216,7 @@ def execute(
 
 def _execute_locked(ws: Workspace, d: Path, job: Job, mode: str, time_scale: float) -> dict:
     spec = method_spec(ws, job.method)
-    seed = derived_seed(job.method, job.ref.full_name, job.instance)
+    seed = derived_seed(spec.seed_name, job.ref.full_name, job.instance)
     started = _dt.datetime.now(_dt.timezone.utc)
     cpu0, wall0 = time.process_time(), time.perf_counter()
     meta: dict = {
@@ -201,13 +234,24 @@ def _execute_locked(ws: Workspace, d: Path, job: Job, mode: str, time_scale: flo
         "host": platform.node(),
         "start": started.isoformat(timespec="seconds"),
     }
+    snaps: dict = {}
     try:
         inst, coding, (xtr, ytr, xte, yte) = encode_instance(ws, job)
         meta.update(n_train=len(inst.train), n_test=len(inst.test))
         method = spec.instantiate()
         budget = spec.make_budget(len(inst.train), mode, time_scale)
         meta["budget"] = budget.describe() | {"time_scale": time_scale if mode == "cpu" else None}
-        ctx = FitContext(rng=np.random.default_rng(seed), budget=budget, kinds=coding.kinds)
+        if job.snapshots and not getattr(method, "anytime", False):
+            raise ValueError(f"{job.method} makes no snapshots (not an anytime method)")
+        for f in job.snapshots:
+            sb = replace(spec, fraction=spec.fraction * f).make_budget(
+                len(inst.train), mode, time_scale
+            )
+            sb.start_cpu = budget.start_cpu
+            snaps[f] = sb
+        ctx = FitContext(
+            rng=np.random.default_rng(seed), budget=budget, kinds=coding.kinds, snapshots=snaps
+        )
         if method.wants_raw:
             Xtr, Ytr, Xte = xtr, ytr, xte
         else:
@@ -215,54 +259,24 @@ def _execute_locked(ws: Workspace, d: Path, job: Job, mode: str, time_scale: flo
         method.fit(Xtr, Ytr, ctx)
         fit_cpu = time.process_time() - cpu0
         pred = method.predict(Xte)
-        decode = (lambda v: np.asarray(v, float)) if method.wants_raw else coding.decode
-        mean, median = decode(pred.mean), decode(pred.point_for_A)
-        logd = var = None
-        if pred.density is not None and "L" in method.losses:
-            if method.wants_raw:
-                logd, var = pred.density.logpdf(yte), pred.density.variance()
-            else:
-                logd = pred.density.logpdf(coding.target(yte)) + coding.log_jacobian
-                var = pred.density.variance() * coding.target_scale**2
-        for name, v in (("mean", mean), ("median", median), ("log density", logd)):
-            if v is not None and (np.shape(v) != (len(yte),) or not np.all(np.isfinite(v))):
-                raise FloatingPointError(f"non-finite or misshapen {name} predictions")
+        tables = _prediction_tables(method, pred, coding, inst, yte)
         cpu = time.process_time() - cpu0
         if budget.cpu_seconds and cpu > HARD_LIMIT_FACTOR * budget.cpu_seconds + 60:
             raise TimeoutError(
                 f"CPU time {cpu:.1f} s is over the hard limit "
                 f"({HARD_LIMIT_FACTOR} x budget {budget.cpu_seconds:.1f} s + 60 s)"
             )
-        losses = case_losses(yte, mean, median, logd)
-        preds = pd.DataFrame(
-            {
-                "case": inst.test,
-                "target": yte,
-                "mean": mean,
-                "median": median,
-                "var": np.nan if var is None else var,
-                "log_density": np.nan if logd is None else logd,
-            }
-        )
-        table = pd.DataFrame(
-            {
-                "case": inst.test,
-                "S": losses["S"],
-                "A": losses["A"],
-                "L": np.nan if losses["L"] is None else losses["L"],
-            }
-        )
-        atomic_write(d / "predictions.csv", csv_bytes(preds))
-        data = csv_bytes(table)
-        atomic_write(d / "losses.csv", data)
+        # snapshots first: the main result (whose meta.json marks the job done) comes last
+        for f, sb in snaps.items():
+            _record_snapshot(ws, job, spec, f, sb, method, Xte, coding, inst, yte, meta, mode)
         meta.update(
-            status="ok",
-            losses_sha256=sha256_bytes(data),
-            losses_available=[k for k, v in losses.items() if v is not None],
+            _write_result(d, *tables),
             cpu_seconds=round(cpu, 4),
             fit_cpu_seconds=round(fit_cpu, 4),
             info=_jsonable(ctx.info | pred.info),
         )
+        if spec.base:
+            meta["fraction_of"] = {"method": spec.base, "fraction": spec.fraction}
         status, error = "ok", None
     except Exception as e:  # a failing method is recorded, not raised
         status, error = "failed", f"{type(e).__name__}: {e}"
@@ -272,6 +286,94 @@ def _execute_locked(ws: Workspace, d: Path, job: Job, mode: str, time_scale: flo
     meta["end"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     atomic_write(d / "meta.json", (json.dumps(meta, indent=2, sort_keys=True) + "\n").encode())
     return {"status": status, "error": error, "cpu": meta["cpu_seconds"], "job": job}
+
+
+def _prediction_tables(method, pred, coding, inst, yte) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """Decode a prediction and compute its per-case losses: (predictions, losses, which)."""
+    decode = (lambda v: np.asarray(v, float)) if method.wants_raw else coding.decode
+    mean, median = decode(pred.mean), decode(pred.point_for_A)
+    logd = var = None
+    if pred.density is not None and "L" in method.losses:
+        if method.wants_raw:
+            logd, var = pred.density.logpdf(yte), pred.density.variance()
+        else:
+            logd = pred.density.logpdf(coding.target(yte)) + coding.log_jacobian
+            var = pred.density.variance() * coding.target_scale**2
+    for name, v in (("mean", mean), ("median", median), ("log density", logd)):
+        if v is not None and (np.shape(v) != (len(yte),) or not np.all(np.isfinite(v))):
+            raise FloatingPointError(f"non-finite or misshapen {name} predictions")
+    losses = case_losses(yte, mean, median, logd)
+    preds = pd.DataFrame(
+        {
+            "case": inst.test,
+            "target": yte,
+            "mean": mean,
+            "median": median,
+            "var": np.nan if var is None else var,
+            "log_density": np.nan if logd is None else logd,
+        }
+    )
+    table = pd.DataFrame(
+        {
+            "case": inst.test,
+            "S": losses["S"],
+            "A": losses["A"],
+            "L": np.nan if losses["L"] is None else losses["L"],
+        }
+    )
+    return preds, table, losses
+
+
+def _write_result(d: Path, preds: pd.DataFrame, table: pd.DataFrame, losses: dict) -> dict:
+    """Write predictions.csv and losses.csv; returns the meta.json fields that vouch for them."""
+    atomic_write(d / "predictions.csv", csv_bytes(preds))
+    data = csv_bytes(table)
+    atomic_write(d / "losses.csv", data)
+    return {
+        "status": "ok",
+        "losses_sha256": sha256_bytes(data),
+        "losses_available": [k for k, v in losses.items() if v is not None],
+    }
+
+
+def _record_snapshot(ws, job, spec, f, budget, method, Xte, coding, inst, yte, meta, mode):
+    """Write the result of ``METHOD@F`` that ``method`` saved on its way (its own directory,
+    lock and meta.json). A snapshot that fails, or whose directory another run holds, is
+    left undone: the next run makes it by a run of its own."""
+    name = (
+        fraction_name(job.method, f)
+        if not spec.base
+        else fraction_name(spec.base, spec.fraction * f)
+    )
+    d = result_dir(ws, name, job.ref, job.instance)
+    lock = InstanceLock(d)
+    if not lock.acquire():
+        return
+    try:
+        cpu0 = time.process_time()
+        pred = method.snapshot(f, Xte)
+        tables = _prediction_tables(method, pred, coding, inst, yte)
+        info = dict(method.snapshot_info(f))
+        fit_cpu = float(info.pop("fit_cpu_seconds"))
+        base = spec.base or spec.name
+        smeta = meta | {
+            "method": name,
+            "budget": budget.describe()
+            | {"time_scale": meta["budget"].get("time_scale") if meta["budget"] else None},
+            "fraction_of": {"method": base, "fraction": spec.fraction * f},
+            "snapshot_of": job.method,
+            "fit_cpu_seconds": round(fit_cpu, 4),
+            "cpu_seconds": round(fit_cpu + time.process_time() - cpu0, 4),
+            "info": _jsonable(info | pred.info),
+            "end": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        }
+        smeta.update(_write_result(d, *tables))
+        atomic_write(d / "meta.json", (json.dumps(smeta, indent=2, sort_keys=True) + "\n").encode())
+    except Exception:  # the main result stands; the snapshot is redone by its own run
+        for n in ("meta.json", "losses.csv", "predictions.csv"):
+            (d / n).unlink(missing_ok=True)
+    finally:
+        lock.release()
 
 
 def _jsonable(x):
@@ -320,14 +422,14 @@ def run_jobs(
         if dask:
             from .dask import run_on_dask
 
-            run_on_dask(dask, str(ws.root), jobs, args, done)
+            run_on_dask(dask, ws, jobs, args, done)
         elif n_jobs <= 1:
             for job in jobs:
                 bar.set_postfix_str(job.label, refresh=True)
-                done(job, run_isolated(str(ws.root), job, *args))
+                done(job, run_isolated(ws, job, *args))
         else:
             with ThreadPoolExecutor(n_jobs) as pool:  # threads only wait on worker processes
-                futures = {pool.submit(run_isolated, str(ws.root), j, *args): j for j in jobs}
+                futures = {pool.submit(run_isolated, ws, j, *args): j for j in jobs}
                 for f in as_completed(futures):
                     done(futures[f], f.result())
     finally:
