@@ -11,7 +11,7 @@ import sys
 import click
 
 from ..errors import DelveError
-from . import analyse, data, demo, run  # noqa: F401  (registers the commands)
+from . import analyse, data, demo, run, study  # noqa: F401  (registers the commands)
 from ._group import cli
 
 __all__ = ["cli", "main"]
