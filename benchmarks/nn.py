@@ -75,7 +75,7 @@ def bench_mc(task: str, instances: list[int], seconds: float, grid: list[float])
     for i in instances:
         X, y, Xt, yt, coding = encoded_instance(task, i)
         t = time.process_time()
-        ch = run_chain(X, y[:, None], np.random.default_rng(1000 + i), Budget("cpu", seconds),
+        ch = run_chain(X, y[:, None], np.random.default_rng(1000 + i), Budget(mode="cpu", cpu_seconds=seconds),
                        keep=1500)  # fmt: skip
         cpu = time.process_time() - t
         ms = 1000 * ch.saved[-1].cpu / (ch.iterations + 10)
@@ -120,9 +120,9 @@ def bench_ese(tasks: list[str], instances: dict[int, list[int]], mode: str):
         for i in instances[n]:
             X, y, Xt, yt, coding = encoded_instance(task, i)
             if mode == "cpu":
-                b = Budget("cpu", 1.875 * n * TIME_SCALE)
+                b = Budget(mode="cpu", cpu_seconds=1.875 * n * TIME_SCALE)
             else:
-                b = Budget("work", None, 150 * n)
+                b = Budget(mode="work", work=150 * n)
             ctx = FitContext(np.random.default_rng(i), b, ["real"] * X.shape[1])
             t = time.process_time()
             m = MlpEse1()

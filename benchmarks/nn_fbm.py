@@ -109,7 +109,7 @@ def main() -> None:
             ms_fbm.append(fbm_chain(bin_dir, work, i, X, y, Xt, coding.target(yt), a.iterations))
             t = time.process_time()
             ch = run_chain(X, y[:, None], np.random.default_rng(1000 + i),
-                           Budget("work", None, a.iterations + 10), keep=2000)  # fmt: skip
+                           Budget(mode="work", work=a.iterations + 10), keep=2000)  # fmt: skip
             ms_port.append(1000 * (time.process_time() - t) / (ch.iterations + 10))
             for lo, hi in ranges:
                 mean, median, logd = fbm_predict(bin_dir, work, i, lo, hi)

@@ -1,5 +1,5 @@
-"""Shared fixtures: real DELVE data from DELVE_DATA_PATH (default ../shared/data beside the
-checkout), scratch workspaces, and a way to run the real `delve` command."""
+"""Shared fixtures: scratch workspaces and a way to run the real `delve` command. The real
+data ships with the package (DELVE_DATA_PATH, when set, is searched first)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import DATA, REPO, have_data, needs_data  # noqa: F401
+from support import DATA, REPO  # noqa: F401
 
 
 @pytest.fixture

@@ -3,22 +3,20 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-import pytest
+from delve_bench.workspace import shipped_data_dir
 
 REPO = Path(__file__).resolve().parents[1]
-_default = REPO.parent / "shared" / "data"
-if not os.environ.get("DELVE_DATA_PATH") and _default.is_dir():
-    os.environ["DELVE_DATA_PATH"] = str(_default)
-DATA = Path(os.environ.get("DELVE_DATA_PATH", str(_default)).split(os.pathsep)[0])
+#: the data files that ship with the package (docs/data.md): every test has real data
+DATA = shipped_data_dir()
 
 
-def have_data(name: str) -> bool:
-    return (DATA / f"{name}.data.gz").is_file()
-
-
-needs_data = pytest.mark.skipif(
-    not have_data("kin-8nm"), reason="real DELVE data not found (DELVE_DATA_PATH)"
-)
+def one_line_error(r, needle: str = "") -> str:
+    """Assert a finished `delve` process failed as a user error: exit 2, one line, no
+    traceback, mentioning ``needle``; returns the line."""
+    out = (r.stderr + r.stdout).strip()
+    assert r.returncode == 2, out
+    assert "Traceback" not in out and len(out.splitlines()) == 1, out
+    assert needle in out, out
+    return out

@@ -6,9 +6,6 @@ import json
 
 import pandas as pd
 import pytest
-from support import needs_data
-
-pytestmark = needs_data
 
 
 def _one_line_error(r, needle):
@@ -128,8 +125,8 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(delve, tmp_path, args, 
 def test_missing_data_points_at_fetch(delve, tmp_path):
     env = {"DELVE_DATA_PATH": str(tmp_path / "none"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
     _one_line_error(
-        delve("run", "lin-1", "kin-32fh/std.64", "--budget-mode", "work", env=env),
-        "delve fetch kin-32fh",
+        delve("run", "lin-1", "kin-32fm/std.64", "--budget-mode", "work", env=env),
+        "delve fetch kin-32fm",
     )
     assert not (tmp_path / "results").exists()
 

@@ -10,7 +10,7 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
-from support import REPO, needs_data
+from support import REPO
 
 from delve_bench.errors import DelveError
 from delve_bench.methods.registry import fraction_name, method_spec, split_fraction
@@ -112,7 +112,6 @@ def test_cpu_estimate_prefers_measurements_then_budget_then_the_study_file(tmp_p
     assert estimate(MethodPlan("lin-1", "work", 0.05), lin, 64, {}) is None
 
 
-@needs_data
 @pytest.mark.slow
 def test_snapshots_are_byte_identical_to_shorter_runs_in_work_mode(tmp_path, delve):
     """One run of gp-mc-1 / mlp-mc-1 with snapshots at F writes METHOD@F results equal,
@@ -151,7 +150,6 @@ claims: [thesis]
 """
 
 
-@needs_data
 @pytest.mark.slow
 def test_a_study_runs_reports_checks_and_verifies_end_to_end(tmp_path, delve):
     _study(tmp_path, SMOKE, "smoke")

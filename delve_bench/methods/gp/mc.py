@@ -36,7 +36,7 @@ from threadpoolctl import threadpool_limits
 
 from ...numerics.hmc import HMC
 from ...numerics.mixture import mixture_median, sampled_median
-from ..base import FitContext, GaussianMixture, Method, Prediction
+from ..base import Budget, FitContext, GaussianMixture, Method, Prediction
 from .model import GPObjective, Hyper, Posterior, initial_theta
 
 
@@ -102,6 +102,8 @@ class GpMc(Method):
 
     losses = ("S", "A", "L")
     anytime = True
+    #: iterations at n = work_reference_n when the budget is unlimited (the YAML's work)
+    default_work = 20000
 
     def __init__(
         self,
@@ -125,10 +127,11 @@ class GpMc(Method):
         """Work-mode iteration count for ``n`` training cases."""
         return max(self.min_iterations, int(round(work * (self.work_reference_n / n) ** 2)))
 
-    def _length(self, budget, n: int) -> float:
-        if budget.mode == "cpu" and budget.cpu_seconds:
-            return float(budget.cpu_seconds)
-        return float(self.iterations_for(n, budget.work or 20000))
+    def _budget(self, budget: Budget, n: int) -> Budget:
+        """An unlimited budget runs the thesis' length; work units are iterations at
+        n = work_reference_n, converted to this n."""
+        budget = budget if budget.total else Budget(mode="work", work=self.default_work)
+        return budget.map_work(lambda work: self.iterations_for(n, work))
 
     def fit(self, X: np.ndarray, y: np.ndarray, ctx: FitContext) -> None:
         n = len(y)
@@ -137,10 +140,12 @@ class GpMc(Method):
         sampler = HMC(
             obj, initial_theta(X.shape[1]), ctx.rng, eps, n_steps=1, persistence=self.persistence
         )
-        budget = ctx.budget
-        clock = budget.used_cpu if budget.mode == "cpu" and budget.cpu_seconds else None
-        main = _Schedule(self._length(budget, n), self.saves)
-        snaps = {f: _Schedule(self._length(b, n), self.saves) for f, b in ctx.snapshots.items()}
+        budget = self._budget(ctx.budget, n)
+        main = _Schedule(budget.require_finite("gp-mc-1"), self.saves)
+        snaps = {
+            f: _Schedule(float(self._budget(b, n).require_finite("gp-mc-1")), self.saves)
+            for f, b in ctx.snapshots.items()
+        }
         it = 0
         # one BLAS thread: the budget is process CPU time, which threads only inflate, and
         # threaded BLAS is many times slower on the small matrices of HMC (spec §5 [G])
@@ -149,7 +154,7 @@ class GpMc(Method):
                 sampler.trajectory()
                 sampler.refresh_momentum()
                 it += 1
-                now = float(it) if clock is None else clock()
+                now = float(budget.used(it))
                 cpu = budget.used_cpu()
                 main.record(it, now, sampler, cpu)
                 for sc in snaps.values():
@@ -157,14 +162,14 @@ class GpMc(Method):
                 ctx.progress(min(1.0, now / main.T))
         self.X, self.y = X, y
         self.rng = ctx.rng
-        self.snaps, self._cpu_clock = snaps, clock is not None
+        self.snaps, self._cpu_clock = snaps, budget.mode == "cpu"
         self.thetas = np.array(main.thetas)[main.chosen(self.used)]
         ctx.info.update(
             iterations=it,
             evaluations=sampler.evals,
             step_size=eps,
             acceptance_rate=sampler.acceptance_rate,
-            **self._record_info(main, clock is not None),
+            **self._record_info(main, budget.mode == "cpu"),
             hyper=Hyper.from_theta(sampler.x).as_dict(),
         )
 

@@ -303,11 +303,9 @@ class MlpMc1(Method):
         Y = np.asarray(y, dtype=float).reshape(len(X), -1)
         if Y.shape[1] != 1:
             raise ValueError("mlp-mc-1 predicts a single target")
-        b = ctx.budget
-        if (b.mode == "cpu" and not b.cpu_seconds) or (b.mode == "work" and not b.work):
-            raise ValueError("mlp-mc-1 needs a finite budget (seconds or trajectories)")
+        ctx.budget.require_finite("mlp-mc-1")
         self.chain = run_chain(
-            X, Y, ctx.rng, b, progress=ctx.progress, snapshots=ctx.snapshots, **self.params
+            X, Y, ctx.rng, ctx.budget, progress=ctx.progress, snapshots=ctx.snapshots, **self.params
         )
         self.states = select_states(self.chain.saved, self.n_use, self.burn_fraction)
         ch, used = self.chain, self.states
