@@ -97,7 +97,8 @@ def study_status(ctx: click.Context, name, as_json) -> None:
 
     from ..study.run import study_progress
 
-    rows = study_progress(_ws(ctx), _load(ctx, name))
+    ws, st = _ws(ctx), _load(ctx, name)
+    rows = study_progress(ws, st)
     if as_json:
         for r in rows:
             click.echo(
@@ -135,6 +136,14 @@ def study_status(ctx: click.Context, name, as_json) -> None:
         f"{done} of {allj} results done; about {_hours(total)} CPU left"
         + (f" (+ {unknown} instances without an estimate)" if unknown else "")
     )
+    base = ws.root / st.results
+    size = sum(
+        p.stat().st_size
+        for sub in ("losses", "meta", "report")
+        for p in (base / sub).rglob("*")
+        if p.is_file()
+    )
+    click.echo(f"committed files in {st.results}: {size / 1e6:.1f} MB (losses, meta, report)")
 
 
 @study.command("report")

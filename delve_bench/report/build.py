@@ -64,6 +64,7 @@ def write_report(
     losses: tuple[str, ...] = ("S",),
     out: Path | None = None,
     plot: bool = False,
+    plot_formats: tuple[str, ...] = ("svg", "png"),
 ) -> ReportFiles:
     """Write the report of ``methods`` (default: all with results) on the prototasks or
     tasks ``names`` (default: every task with results) for each loss."""
@@ -92,7 +93,9 @@ def write_report(
             if plot:
                 from .diagram import write_diagram
 
-                drawn = [str(p.relative_to(out)) for p in write_diagram(r, out / "plots")]
+                drawn = [
+                    str(p.relative_to(out)) for p in write_diagram(r, out / "plots", plot_formats)
+                ]
             res.tables += written
             res.plots += drawn
             sections.append(Section(r, table, written, drawn))

@@ -271,13 +271,20 @@ def draw(r: PrototaskReport) -> Figure:
     return fig
 
 
-def write_diagram(r: PrototaskReport, plots: Path) -> list[Path]:
-    """Write ``<stem>.png`` and ``<stem>.svg`` of the diagram; returns the paths."""
+FIGURE_FORMATS = ("svg", "png")
+_METADATA = {"svg": {"Date": None}, "png": {"Software": None}}
+
+
+def write_diagram(
+    r: PrototaskReport, plots: Path, formats: tuple[str, ...] = FIGURE_FORMATS
+) -> list[Path]:
+    """Write ``<stem>.svg`` and ``<stem>.png`` of the diagram (or the given ``formats``);
+    returns the paths."""
     plots.mkdir(parents=True, exist_ok=True)
     out = []
     with matplotlib.rc_context(RC):
         fig = draw(r)
-        for ext, meta in (("svg", {"Date": None}), ("png", {"Software": None})):
+        for ext, meta in ((e, _METADATA[e]) for e in formats):
             buf = io.BytesIO()
             fig.savefig(buf, format=ext, metadata=meta, dpi=PNG_DPI)
             path = plots / f"{r.stem}.{ext}"

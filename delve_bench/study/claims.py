@@ -283,7 +283,7 @@ def write_results_md(study: Study, view: StudyView, ov, out: Path, files: list[s
         "ranks and paired tests in `tables/summary-S.md` and the per-prototask tables.",
         "",
     ]
-    plots = sorted(f for f in files if f.startswith("plots/") and f.endswith(".svg"))
+    plots = sorted(f for f in files if "plots/" in f and f.endswith(".png"))
     if plots:
         lines += ["## DELVE diagrams", ""]
         lines += [f"* [{Path(f).stem}]({f})" for f in plots]

@@ -85,7 +85,7 @@ def _write_table(
 
 def _write_figure(out: Path, stem: str, fig: Figure) -> list[str]:
     files = []
-    for ext, meta in (("svg", {"Date": None}), ("png", {"Software": None})):
+    for ext, meta in (("png", {"Software": None}),):
         buf = io.BytesIO()
         fig.savefig(buf, format=ext, metadata=meta, dpi=PNG_DPI)
         write_file(out / f"{stem}.{ext}", buf.getvalue())

@@ -33,6 +33,11 @@ from .pack import pack, unpack
 from .spec import Study
 
 
+#: figures as PNG only: the committed results must stay small (an SVG diagram with its
+#: glyphs as paths is 1.7 times the PNG)
+FORMATS = ("png",)
+
+
 @dataclass
 class StudyReport:
     out: Path
@@ -61,7 +66,9 @@ def _generate(ws: Workspace, study: Study, out: Path) -> StudyReport:
         protos = sorted({f"{r.dataset}/{r.prototask}" for r in refs})
         tasks = [r.full_name for r in refs]
         if "diagrams" in study.displays:
-            rep = write_report(vws, tasks, main, study.losses_for("default"), out, plot=True)
+            rep = write_report(
+                vws, tasks, main, study.losses_for("default"), out, True, FORMATS
+            )
             res.files += [rep.index, *rep.tables, *rep.plots]
             res.warnings += rep.warnings
             for p in protos:
@@ -69,7 +76,7 @@ def _generate(ws: Workspace, study: Study, out: Path) -> StudyReport:
                 if extra != study.losses_for("default"):
                     sub = out / p.replace("/", "-")
                     mine = [r.full_name for r in refs if f"{r.dataset}/{r.prototask}" == p]
-                    r2 = write_report(vws, mine, main, extra, sub, plot=True)
+                    r2 = write_report(vws, mine, main, extra, sub, True, FORMATS)
                     rel = sub.relative_to(out)
                     res.files += [str(rel / f) for f in (r2.index, *r2.tables, *r2.plots)]
         reports = collect(vws, [r for r in refs], method_order(names), "S", res.warnings)

@@ -169,7 +169,7 @@ def test_a_study_runs_reports_checks_and_verifies_end_to_end(tmp_path, delve):
 
     delve("study", "report", "smoke", check=True)
     rep = base / "report"
-    for f in ("RESULTS.md", "index.html", "plots/kin-8nm-dist-S.svg", "tables/cpu-time.md"):
+    for f in ("RESULTS.md", "index.html", "plots/kin-8nm-dist-S.png", "tables/cpu-time.md"):
         assert (rep / f).is_file(), f
     assert "| kin-8nm/dist/std.64 |" in (rep / "RESULTS.md").read_text()
     assert delve("study", "report", "smoke", "--check").returncode == 0
