@@ -9,7 +9,7 @@ import click
 
 from ..errors import DelveError
 from ..workspace import Workspace
-from ._group import _ws, cli
+from ._group import POSITIVE, _ws, cli
 
 
 def _split_run_args(ws: Workspace, args: tuple[str, ...]) -> tuple[list[str], list[str]]:
@@ -37,17 +37,14 @@ def _split_run_args(ws: Workspace, args: tuple[str, ...]) -> tuple[list[str], li
     return methods_, tasks_
 
 
-def _parse_instances(spec: str | None) -> set[int] | None:
-    if not spec:
-        return None
-    out: set[int] = set()
-    try:
-        for part in spec.split(","):
-            lo, _, hi = part.partition("-")
-            out.update(range(int(lo), int(hi or lo) + 1))
-    except ValueError:
-        raise DelveError(f"--instances {spec!r}: use numbers and ranges like 0,2-4") from None
-    return out
+def _check_writable(ws: Workspace, jobs) -> None:
+    """Every folder the jobs write to takes a file, checked before any job starts."""
+    from ..run.store import result_dir
+    from ..workspace import ensure_writable
+
+    dirs = {result_dir(ws, j.method, j.ref, j.instance) for j in jobs}
+    for d in sorted({d.parent for d in dirs}) + sorted(d for d in dirs if d.is_dir()):
+        ensure_writable(d)
 
 
 @cli.command()
@@ -62,7 +59,7 @@ def _parse_instances(spec: str | None) -> set[int] | None:
 )
 @click.option(
     "--time-scale",
-    type=float,
+    type=POSITIVE,
     default=None,
     help="Multiply the 1996 CPU budgets by this (default 0.05: a modern core is ~20x the thesis').",
 )
@@ -82,7 +79,7 @@ def _parse_instances(spec: str | None) -> set[int] | None:
 )
 @click.option(
     "--hard-limit",
-    type=float,
+    type=POSITIVE,
     metavar="SECONDS",
     help="Kill any job after this many CPU seconds (default: 2 x its cpu budget + 60 s).",
 )
@@ -106,48 +103,68 @@ def run(
     """Run METHODs on every missing instance of TASKs; results go to results/."""
     from ..errors import RunFailed
     from ..methods.registry import DEFAULT_TIME_SCALE
-    from ..run import plan_jobs, run_jobs
+    from ..run import RunInterrupted, RunOptions, plan_jobs, run_jobs
     from ..tasks import resolve_tasks
+    from ..tasks.names import parse_instances
 
     ws = _ws(ctx)
+    wanted = parse_instances(instances)
     methods_, task_names = _split_run_args(ws, args)
     refs = resolve_tasks(ws, task_names)
-    todo, other = plan_jobs(ws, methods_, refs, _parse_instances(instances), force, retry_failed)
-    outcomes = run_jobs(
-        ws,
-        todo,
-        budget_mode,
-        time_scale or DEFAULT_TIME_SCALE,
-        jobs,
-        force,
-        progress=not quiet and sys.stderr.isatty(),
+    todo, other = plan_jobs(ws, methods_, refs, wanted, force, retry_failed)
+    _check_writable(ws, todo)
+    options = RunOptions(
+        mode=budget_mode,
+        time_scale=DEFAULT_TIME_SCALE if time_scale is None else time_scale,
+        force=force,
         hard_limit=hard_limit,
-        dask=dask_address,
     )
-    failed = [o for o in outcomes if o["status"] == "failed"]
-    ran = sum(o["status"] == "ok" for o in outcomes)
-    locked = [o for o in outcomes if o["status"] == "locked"]
-    interrupted = [o for o in outcomes if o["status"] == "interrupted"]
+    try:
+        outcomes = run_jobs(
+            ws,
+            todo,
+            options,
+            jobs,
+            progress=not quiet and sys.stderr.isatty(),
+            dask=dask_address,
+        )
+    except RunInterrupted as e:
+        _summary(e.outcomes, other, quiet=False)
+        click.echo(
+            f"interrupted: {len(e.outcomes)} of {len(todo)} jobs finished and are kept; "
+            "the running ones were stopped and left undone; rerun to resume",
+            err=True,
+        )
+        sys.exit(130)
+    failed, interrupted = _summary(outcomes, other, quiet)
+    if failed or interrupted:
+        raise RunFailed(f"{len(failed)} instance(s) failed, {len(interrupted)} interrupted")
+
+
+def _summary(outcomes, other: dict, quiet: bool) -> tuple[list, list]:
+    """Print what a run did; returns its failed and interrupted outcomes."""
+    failed = [o for o in outcomes if o.status == "failed"]
+    ran = sum(o.status == "ok" for o in outcomes)
+    locked = [o for o in outcomes if o.status == "locked"]
+    interrupted = [o for o in outcomes if o.status == "interrupted"]
     if not quiet:
-        cpu = sum(o.get("cpu") or 0 for o in outcomes)
+        cpu = sum(o.cpu or 0 for o in outcomes)
         click.echo(
             f"ran {ran}, skipped {len(other['done'])} finished, {len(failed)} failed, "
             f"{len(locked)} busy elsewhere; {cpu:.2f} CPU s",
             err=True,
         )
     for o in failed:
-        click.echo(f"failed: {o['job'].label}: {o['error']}", err=True)
+        click.echo(f"failed: {o.job.label}: {o.error}", err=True)
     for o in interrupted:
-        click.echo(f"interrupted: {o['job'].label}: {o['error']} (rerun to redo it)", err=True)
+        click.echo(f"interrupted: {o.job.label}: {o.error} (rerun to redo it)", err=True)
     if other["failed"]:
         click.echo(
-            f"{len(other['failed'])} instances failed earlier (rerun with --retry-failed), "
-            f"e.g. {other['failed'][0].label}",
+            f"skipped {len(other['failed'])} instance(s) that failed earlier "
+            f"(rerun them with --retry-failed), e.g. {other['failed'][0].label}",
             err=True,
         )
-    if failed or other["failed"] or interrupted:
-        n = len(failed) + len(other["failed"])
-        raise RunFailed(f"{n} instance(s) failed, {len(interrupted)} interrupted")
+    return failed, interrupted
 
 
 @cli.command()
@@ -156,9 +173,22 @@ def run(
 @click.pass_context
 def status(ctx: click.Context, names, as_json) -> None:
     """Done / failed / missing instances per method and task, with failure reasons."""
+    from ..data import dataset_names
+    from ..errors import suggest
+    from ..methods.registry import method_names
     from ..run.status import study_status
 
-    rows = study_status(_ws(ctx), list(names))
+    ws = _ws(ctx)
+    if names:
+        first, methods_known = names[0], set(method_names(ws))
+        task_like = "/" in first or any(c in first for c in "*?[") or first in dataset_names(ws)
+        if first not in methods_known and not task_like:
+            raise DelveError(
+                f"unknown method or task {first!r}"
+                f"{suggest(first, methods_known | set(dataset_names(ws)))}; "
+                "`delve methods` and `delve tasks` list them"
+            )
+    rows = study_status(ws, list(names))
     if as_json:
         for r in rows:
             click.echo(json.dumps(r, sort_keys=True))

@@ -76,13 +76,13 @@ def study_run(ctx: click.Context, name, jobs, dask_address, retry_failed, quiet)
         progress=not quiet and sys.stderr.isatty(),
         on_group=on_group,
     )
-    failed = [o for o in outcomes if o["status"] == "failed"]
-    ran = sum(o["status"] == "ok" for o in outcomes)
-    cpu = sum(o.get("cpu") or 0 for o in outcomes)
+    failed = [o for o in outcomes if o.status == "failed"]
+    ran = sum(o.status == "ok" for o in outcomes)
+    cpu = sum(o.cpu or 0 for o in outcomes)
     if not quiet:
         click.echo(f"ran {ran} jobs, {len(failed)} failed; {_hours(cpu)} CPU", err=True)
     for o in failed:
-        click.echo(f"failed: {o['job'].label}: {o['error']}", err=True)
+        click.echo(f"failed: {o.job.label}: {o.error}", err=True)
     if failed:
         raise RunFailed(f"{len(failed)} instance(s) failed")
 

@@ -10,7 +10,6 @@ with the DELVE diagram's fixed fonts and metadata, so regeneration is byte-ident
 
 from __future__ import annotations
 
-import io
 import math
 import re
 from collections.abc import Iterable
@@ -23,7 +22,8 @@ from matplotlib.figure import Figure
 
 from ..report import tables as tb
 from ..report.collect import PrototaskReport, TaskReport, method_order, p_digit
-from ..report.diagram import PNG_DPI, RC, colours
+from ..report.diagram import colours
+from ..report.figures import save_figure
 from ..report.output import write_file
 from ..run.store import read_meta, result_dir
 from ..tasks.instances import task_layout
@@ -83,14 +83,9 @@ def _write_table(
     return list(files)
 
 
-def _write_figure(out: Path, stem: str, fig: Figure) -> list[str]:
-    files = []
-    for ext, meta in (("png", {"Software": None}),):
-        buf = io.BytesIO()
-        fig.savefig(buf, format=ext, metadata=meta, dpi=PNG_DPI)
-        write_file(out / f"{stem}.{ext}", buf.getvalue())
-        files.append(f"{stem}.{ext}")
-    return files
+def _write_figure(out: Path, stem: str, draw) -> list[str]:
+    """PNG only: the committed results must stay small."""
+    return [str(p.relative_to(out)) for p in save_figure(draw, out / stem, ("png",))]
 
 
 def _f(x: float | None, fmt: str = ".3g") -> str:
@@ -177,22 +172,25 @@ def write_geometric(view: StudyView, out: Path) -> list[str]:
         }
         if sum(1 for g in groups.values() if g) < 2:
             continue
-        fig = Figure(figsize=(10, 3.8))
-        axes = fig.subplots(1, 2, sharey=True)
-        for ax, (v, ts) in zip(axes, groups.items(), strict=True):
-            values = _group_values(view, names, ts)
-            protos = sorted({t.ref.dataset for t in ts})
-            _bars(ax, view, names, values, sizes, col)
-            ax.set_title(f"{labels[v]} ({len(protos)} prototasks)", fontsize=9)
-            for (m, n), (g, se, k) in sorted(
-                values.items(), key=lambda kv: (names.index(kv[0][0]), kv[0][1])
-            ):
-                rows.append([fig_no, title, labels[v], m, n, g, se, k])
-        axes[0].set_ylabel("geometric average standardised S")
-        axes[1].legend(fontsize=6.5, loc="best")
-        fig.suptitle(f"Fig. {fig_no}: by {title} (±1 approximate SE)", fontsize=10)
-        with matplotlib.rc_context(RC):
-            files += _write_figure(out, f"figures/geometric-{fig_no.replace('.', '-')}", fig)
+
+        def draw(groups=groups, labels=labels, fig_no=fig_no, title=title) -> Figure:
+            fig = Figure(figsize=(10, 3.8))
+            axes = fig.subplots(1, 2, sharey=True)
+            for ax, (v, ts) in zip(axes, groups.items(), strict=True):
+                values = _group_values(view, names, ts)
+                protos = sorted({t.ref.dataset for t in ts})
+                _bars(ax, view, names, values, sizes, col)
+                ax.set_title(f"{labels[v]} ({len(protos)} prototasks)", fontsize=9)
+                for (m, n), (g, se, k) in sorted(
+                    values.items(), key=lambda kv: (names.index(kv[0][0]), kv[0][1])
+                ):
+                    rows.append([fig_no, title, labels[v], m, n, g, se, k])
+            axes[0].set_ylabel("geometric average standardised S")
+            axes[1].legend(fontsize=6.5, loc="best")
+            fig.suptitle(f"Fig. {fig_no}: by {title} (±1 approximate SE)", fontsize=10)
+            return fig
+
+        files += _write_figure(out, f"figures/geometric-{fig_no.replace('.', '-')}", draw)
     table = tb.Table(
         title="Geometric averages of standardised S by data characteristic (Figs. 5.14-5.17)",
         columns=("figure", "value", "method", "size", "geometric S", "SE (log)", "prototasks"),
@@ -271,8 +269,7 @@ def write_anytime(view: StudyView, out: Path, snapshots: dict[str, list[str]]) -
     sizes = sorted({t.ref.size for t in tasks})
     cmap = matplotlib.colormaps["viridis"]
     size_col = {n: cmap(i / max(len(sizes) - 1, 1)) for i, n in enumerate(sizes)}
-    fig = Figure(figsize=(3.0 * len(panels), 3.6))
-    axes = np.atleast_1d(fig.subplots(1, len(panels), sharey=True, sharex=True))
+
     head = [
         "method",
         "result",
@@ -282,49 +279,54 @@ def write_anytime(view: StudyView, out: Path, snapshots: dict[str, list[str]]) -
         "se_log",
         "prototasks",
     ]
-    rows = []
-    for ax, m in zip(axes, panels, strict=True):
-        names = [*snapshots.get(m, []), m]
-        for n in sizes:
-            ts = [t for t in tasks if t.ref.size == n]
-            pts = []
-            for name in names:
-                cells = [t.cells.get(name) for t in ts]
-                if not ts or not all(c is not None and c.has_value for c in cells):
-                    continue
-                g = geometric((c.mean, c.se) for c in cells)
-                cpu = [
-                    x.get("fit_cpu_seconds") or x.get("cpu_seconds") or 0.0
-                    for t in ts
-                    for x in view.metas(name, t)
-                ]
-                if g and cpu:
-                    pts.append((float(np.mean(cpu)), *g))
-                    rows.append([m, name, n, pts[-1][0], g[0], g[1], len(ts)])
-            if pts:
-                x, y, se = map(np.array, zip(*pts, strict=True))
-                ax.errorbar(
-                    x,
-                    y,
-                    yerr=[y - y * np.exp(-se), y * np.exp(se) - y],
-                    marker="o",
-                    ms=3,
-                    lw=1,
-                    color=size_col[n],
-                    label=str(n),
-                )
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_title(m, fontsize=9)
-        ax.set_xlabel("training CPU seconds")
-        ax.grid(True, color="#e6e6e6", lw=0.6)
-    axes[0].set_ylabel("geometric average standardised S")
-    axes[-1].legend(title="n", fontsize=6.5, title_fontsize=7)
-    fig.suptitle(
-        "Fig. 5.19: accuracy against CPU time (kin and pumadyn, ±1 approximate SE)", fontsize=10
-    )
-    with matplotlib.rc_context(RC):
-        files = _write_figure(out, "figures/anytime", fig)
+    rows: list[list] = []
+
+    def draw() -> Figure:
+        fig = Figure(figsize=(3.0 * len(panels), 3.6))
+        axes = np.atleast_1d(fig.subplots(1, len(panels), sharey=True, sharex=True))
+        for ax, m in zip(axes, panels, strict=True):
+            names = [*snapshots.get(m, []), m]
+            for n in sizes:
+                ts = [t for t in tasks if t.ref.size == n]
+                pts = []
+                for name in names:
+                    cells = [t.cells.get(name) for t in ts]
+                    if not ts or not all(c is not None and c.has_value for c in cells):
+                        continue
+                    g = geometric((c.mean, c.se) for c in cells)
+                    cpu = [
+                        x.get("fit_cpu_seconds") or x.get("cpu_seconds") or 0.0
+                        for t in ts
+                        for x in view.metas(name, t)
+                    ]
+                    if g and cpu:
+                        pts.append((float(np.mean(cpu)), *g))
+                        rows.append([m, name, n, pts[-1][0], g[0], g[1], len(ts)])
+                if pts:
+                    x, y, se = map(np.array, zip(*pts, strict=True))
+                    ax.errorbar(
+                        x,
+                        y,
+                        yerr=[y - y * np.exp(-se), y * np.exp(se) - y],
+                        marker="o",
+                        ms=3,
+                        lw=1,
+                        color=size_col[n],
+                        label=str(n),
+                    )
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_title(m, fontsize=9)
+            ax.set_xlabel("training CPU seconds")
+            ax.grid(True, color="#e6e6e6", lw=0.6)
+        axes[0].set_ylabel("geometric average standardised S")
+        axes[-1].legend(title="n", fontsize=6.5, title_fontsize=7)
+        fig.suptitle(
+            "Fig. 5.19: accuracy against CPU time (kin and pumadyn, ±1 approximate SE)", fontsize=10
+        )
+        return fig
+
+    files = _write_figure(out, "figures/anytime", draw)
     table = tb.Table(
         title="Accuracy against training CPU time (Fig. 5.19)",
         columns=("method", "result", "size", "CPU s", "geometric S", "SE (log)", "prototasks"),

@@ -32,7 +32,6 @@ from .claims import write_results_md
 from .pack import pack, unpack
 from .spec import Study
 
-
 #: figures as PNG only: the committed results must stay small (an SVG diagram with its
 #: glyphs as paths is 1.7 times the PNG)
 FORMATS = ("png",)
@@ -66,9 +65,7 @@ def _generate(ws: Workspace, study: Study, out: Path) -> StudyReport:
         protos = sorted({f"{r.dataset}/{r.prototask}" for r in refs})
         tasks = [r.full_name for r in refs]
         if "diagrams" in study.displays:
-            rep = write_report(
-                vws, tasks, main, study.losses_for("default"), out, True, FORMATS
-            )
+            rep = write_report(vws, tasks, main, study.losses_for("default"), out, True, FORMATS)
             res.files += [rep.index, *rep.tables, *rep.plots]
             res.warnings += rep.warnings
             for p in protos:

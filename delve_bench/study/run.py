@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from ..methods.registry import fraction_name, method_spec
 from ..run import plan_jobs, run_jobs
-from ..run.runner import Job
+from ..run.job import Job, Outcome
 from ..run.store import instance_state, read_meta, result_dir
 from ..tasks.instances import task_layout
 from ..tasks.spec import prototask_spec
@@ -166,27 +166,18 @@ def run_study(
     retry_failed: bool = False,
     progress: bool = True,
     on_group: Callable[[MethodPlan, int], None] | None = None,
-) -> list[dict]:
+) -> list[Outcome]:
     """Run (or resume) every missing job of the study, method by method in the order of
     the study file, and pack the results after each method. Returns the runner's
     outcomes."""
     sws = study.workspace(ws)
     study_dir = ws.root / study.results
     groups = study_jobs(ws, study, retry_failed)
-    outcomes = []
+    outcomes: list[Outcome] = []
     for plan, jobs in groups:
         if on_group is not None:
             on_group(plan, len(jobs))
         if jobs:
-            outcomes += run_jobs(
-                sws,
-                jobs,
-                plan.budget_mode,
-                plan.time_scale,
-                n_jobs,
-                progress=progress,
-                hard_limit=plan.hard_limit,
-                dask=dask,
-            )
+            outcomes += run_jobs(sws, jobs, plan.options(), n_jobs, progress=progress, dask=dask)
         pack(study_dir, [plan.name, *plan.snapshot_names], study.method_refs(ws, plan))
     return outcomes

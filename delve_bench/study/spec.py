@@ -77,6 +77,16 @@ class MethodPlan:
     def snapshot_names(self) -> list[str]:
         return [fraction_name(self.name, f) for f in self.snapshots]
 
+    def options(self):
+        """The runner's options for this method's jobs."""
+        from ..run.job import RunOptions
+
+        return RunOptions(
+            mode=self.budget_mode,  # type: ignore[arg-type]
+            time_scale=self.time_scale,
+            hard_limit=self.hard_limit,
+        )
+
     @property
     def deterministic(self) -> bool:
         """Reruns give the same bits: work mode, or a method without a CPU budget."""

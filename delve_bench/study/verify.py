@@ -30,7 +30,7 @@ import numpy as np
 
 from ..methods.registry import method_spec
 from ..run import run_jobs
-from ..run.runner import Job
+from ..run.job import Job
 from ..run.store import read_meta, result_dir, sha256_bytes
 from ..workspace import Workspace
 from .pack import packed_methods, read_packed
@@ -60,13 +60,11 @@ def _cheapest(ws: Workspace, study: Study, plan: MethodPlan, name: str):
 
 def _rerun(ws: Workspace, plan: MethodPlan, job: Job, tmp: Path):
     rws = ws.with_results(tmp)
-    out = run_jobs(
-        rws, [job], plan.budget_mode, plan.time_scale, 1, progress=False, hard_limit=plan.hard_limit
-    )
+    out = run_jobs(rws, [job], plan.options(), 1, progress=False)
     d = result_dir(rws, job.method, job.ref, job.instance)
     meta = read_meta(d) or {}
-    if out[0]["status"] != "ok":
-        return None, meta, out[0].get("error")
+    if out[0].status != "ok":
+        return None, meta, out[0].error
     return d, meta, None
 
 

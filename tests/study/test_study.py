@@ -4,6 +4,7 @@ the whole cycle run -> status -> report -> report --check -> verify on a small s
 from __future__ import annotations
 
 import json
+import lzma
 import math
 import shutil
 
@@ -209,3 +210,43 @@ def test_the_shipped_studies_load():
     for f in sorted((REPO / "studies").glob("*.yaml")):
         st = load_study(ws, f.stem)
         assert st.methods and st.task_names
+
+
+ANYTIME = """
+description: a cheap mlp-mc-1 with snapshots, in cpu mode
+methods:
+  lin-1: {budget_mode: work}
+  mlpt: {budget_mode: cpu, time_scale: 0.0005, snapshots: [0.5], hard_limit: 600}
+tasks: [kin-8nm/std.64]
+displays: [diagrams, anytime]
+"""
+
+
+def test_a_study_with_snapshots_reports_them_and_verifies_them_statistically(tmp_path, delve):
+    """mlp-mc-1's sampler on ~1 CPU s per instance: snapshots are packed and shown in the
+    anytime display, and verify reruns the smallest snapshot and tests it (cpu mode)."""
+    (tmp_path / "methods").mkdir()
+    (tmp_path / "methods" / "mlpt.yaml").write_text(
+        "plugin: delve_bench.methods.mlp.mc:MlpMc1\nbudget: {cpu_per_case: 30, work: 40}\n"
+    )
+    _study(tmp_path, ANYTIME, "any")
+    delve("study", "run", "any", "--jobs", "2", check=True)
+    base = tmp_path / "results" / "any"
+    snap = pd.read_parquet(base / "losses" / "mlpt@0.5" / "kin-8nm-dist.parquet")
+    assert len(snap) == 8 * 512
+
+    def metas_of(name):
+        raw = (base / "meta" / name / "kin-8nm-dist.jsonl.xz").read_bytes()
+        return [json.loads(x) for x in lzma.decompress(raw).decode().splitlines()]
+
+    metas, full = metas_of("mlpt@0.5"), metas_of("mlpt")
+    assert all(m["snapshot_of"] == "mlpt" and m["fraction_of"]["fraction"] == 0.5 for m in metas)
+    assert all(
+        s["fit_cpu_seconds"] < f["fit_cpu_seconds"] for s, f in zip(metas, full, strict=True)
+    )
+    delve("study", "report", "any", check=True)
+    table = (base / "report" / "tables" / "anytime.md").read_text()
+    assert "mlpt@0.5" in table and (base / "report" / "figures" / "anytime.png").is_file()
+    r = delve("study", "verify", "any", check=True)
+    assert "ok   rerun mlpt@0.5: kin-8nm/dist/std.64 #0" in r.stdout
+    assert "ok   reproduce lin-1" in r.stdout
