@@ -77,6 +77,15 @@ def _generate(ws: Workspace, study: Study, out: Path) -> StudyReport:
                     rel = sub.relative_to(out)
                     res.files += [str(rel / f) for f in (r2.index, *r2.tables, *r2.plots)]
         reports = collect(vws, [r for r in refs], method_order(names), "S", res.warnings)
+        bad = [
+            f"{c.method} on {t.ref.full_name}"
+            for r in reports
+            for t in r.tasks
+            for c in t.cells.values()
+            if c.corrupt
+        ]
+        if bad:  # the unpacked store must read back whole; never report around it
+            raise DelveError(f"committed results do not read back: {', '.join(bad[:5])}")
         view = dp.StudyView(vws, reports, main)
         ov = overview(reports, main, "S")
         snaps = {p.name: p.snapshot_names for p in study.methods if p.snapshots}
