@@ -19,12 +19,12 @@ import filecmp
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import DelveError
 from ..report import write_report
-from ..report.collect import collect, method_order
+from ..report.collect import PrototaskReport, collect, method_order
 from ..report.overview import overview
 from ..workspace import Workspace
 from . import displays as dp
@@ -87,7 +87,7 @@ def _generate(ws: Workspace, study: Study, out: Path) -> StudyReport:
         if bad:  # the unpacked store must read back whole; never report around it
             raise DelveError(f"committed results do not read back: {', '.join(bad[:5])}")
         view = dp.StudyView(vws, reports, main)
-        ov = overview(reports, main, "S")
+        ov = overview(_only(reports, main), main, "S")
         snaps = {p.name: p.snapshot_names for p in study.methods if p.snapshots}
         d = study.displays
         if "geometric" in d:
@@ -107,6 +107,26 @@ def _generate(ws: Workspace, study: Study, out: Path) -> StudyReport:
         res.files.append(write_results_md(study, view, ov, out, res.files))
     res.files = sorted(set(res.files))
     return res
+
+
+def _only(reports: list[PrototaskReport], methods: list[str]) -> list[PrototaskReport]:
+    """The reports restricted to ``methods`` (the main methods, without snapshots)."""
+    keep = set(methods)
+    return [
+        replace(
+            r,
+            methods=tuple(m for m in r.methods if m in keep),
+            tasks=tuple(
+                replace(
+                    t,
+                    cells={m: c for m, c in t.cells.items() if m in keep},
+                    pairs={k: v for k, v in t.pairs.items() if k[0] in keep and k[1] in keep},
+                )
+                for t in r.tasks
+            ),
+        )
+        for r in reports
+    ]
 
 
 def _tree(root: Path) -> set[str]:
