@@ -39,6 +39,10 @@ class Workspace:
     root: Path
     results_dir: Path | None = None
 
+    def __post_init__(self) -> None:
+        # accept str and "~"; every path below is built from an absolute root
+        object.__setattr__(self, "root", Path(self.root).expanduser().resolve())
+
     @classmethod
     def from_env(
         cls, root: str | os.PathLike | Workspace | None = None, results: str | None = None

@@ -3,12 +3,11 @@ numbers of the thesis and of DELVE's mstats."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
-from ._group import _ws, cli
+from ._group import _ws, cli, emit, json_output
 
 EXAMPLES = """
 Examples:
@@ -127,9 +126,9 @@ def _json(res, plots) -> dict:
     help="Directory for the p-value histograms (default: results/plots).",
 )
 @click.option("--no-plots", is_flag=True, help="Skip the histograms.")
-@click.option("--json", "as_json", is_flag=True, help="One JSON document.")
+@json_output
 @click.pass_context
-def selftest(ctx: click.Context, quick, seed, studies, out, no_plots, as_json) -> None:
+def selftest(ctx: click.Context, quick, seed, studies, out, no_plots, output) -> None:
     """Do the tests keep their promises? Simulate losses with no true difference for
     both designs and report how often each test claims one (its type-I error rate),
     draw the p-value histograms (thesis Figs. 2.5, 2.6), and recompute the golden
@@ -143,8 +142,8 @@ def selftest(ctx: click.Context, quick, seed, studies, out, no_plots, as_json) -
 
         target = Path(out) if out else _ws(ctx).results / "plots"
         plots = [str(p) for p in write_null_histograms(res, target)]
-    if as_json:
-        click.echo(json.dumps(_json(res, plots), sort_keys=True))
+    if output:
+        emit("selftest", [_json(res, plots)], output, one=True)
     else:
         text = _fmt(res)
         if plots:

@@ -47,17 +47,19 @@ def search_path() -> list[Path]:
     return dirs + [cache_dir(), shipped_data_dir()]
 
 
-def find_file(spec: DatasetSpec) -> Path | None:
-    """The first existing copy of the spec's data file (plain or .gz), or None."""
-    if not spec.file:
-        return None
-    names = [spec.file]
-    names.append(spec.file[:-3] if spec.file.endswith(".gz") else spec.file + ".gz")
+def find_data_file(name: str) -> Path | None:
+    """The first existing copy of data file ``name`` (plain or .gz) on the search path."""
+    names = [name, name[:-3] if name.endswith(".gz") else name + ".gz"]
     for d in search_path():
         for n in names:
             if (d / n).is_file():
                 return d / n
     return None
+
+
+def find_file(spec: DatasetSpec) -> Path | None:
+    """The first existing copy of the spec's data file (plain or .gz), or None."""
+    return find_data_file(spec.file) if spec.file else None
 
 
 def is_present(spec: DatasetSpec) -> bool:
@@ -171,7 +173,9 @@ def parse_cases(text: str, spec: DatasetSpec, filename: str) -> np.ndarray:
         arr = np.array(rows, dtype=str).reshape(len(rows), ncols)
         line_of = np.arange(1, len(rows) + 1)
     else:
-        rows, line_of, pending, start = [], [], "", None
+        kept: list[list[str]] = []
+        starts: list[int] = []
+        pending, start = "", None
         for num, line in enumerate(text.split("\n"), 1):  # careful path
             line = line.split("#", 1)[0].split("@", 1)[0]
             if start is None:
@@ -187,11 +191,11 @@ def parse_cases(text: str, spec: DatasetSpec, filename: str) -> np.ndarray:
                         f"{filename}, line {start}: {len(toks)} values, expected {ncols} "
                         f"(attributes of {spec.name})"
                     )
-                rows.append(toks)
-                line_of.append(start)
+                kept.append(toks)
+                starts.append(start)
             start = None
-        arr = np.array(rows, dtype=str).reshape(len(rows), ncols)
-        line_of = np.asarray(line_of)
+        arr = np.array(kept, dtype=str).reshape(len(kept), ncols)
+        line_of = np.asarray(starts)
     values = _token_values(arr, spec, lambda i: f"{filename}, line {line_of[i]}")
     if len(values) != spec.cases:
         raise DelveError(
@@ -215,7 +219,7 @@ _LOADED: dict[tuple, Dataset] = {}
 def load_dataset(ws: Workspace, name: str) -> Dataset:
     """Load, verify (sha256) and parse dataset ``name``; cached per process."""
     spec = dataset_spec(ws, name)
-    if spec.generated:
+    if spec.generator is not None:  # spec.generated
         key: tuple = (spec.name, "generated", repr(spec.generator), spec.cases)
         if key in _LOADED:
             return _LOADED[key]

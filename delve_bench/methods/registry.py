@@ -7,10 +7,12 @@ A YAML spec::
     plugin: delve_bench.methods.lin:Lin1      # any importable class
     params: {}                                # keyword arguments of the class
     budget: {cpu_per_case: 30, cpu_cap: 28800, work: 150}
+    summary: one line for ``delve methods``   # optional; else the description's first sentence
     description: ...
 
-The plugin may also be any scikit-learn-style regressor class (``fit``/``predict``);
-it is wrapped by :class:`delve_bench.methods.sklearn.SklearnRegressor`.
+The plugin may also be any scikit-learn-style regressor class (``fit``/``predict``),
+wrapped by :class:`delve_bench.methods.sklearn.SklearnRegressor`, or classifier class
+(with ``predict_proba``), wrapped by :class:`~delve_bench.methods.sklearn.SklearnClassifier`.
 
 ``METHOD@F`` (e.g. ``mlp-mc-1@0.25``) names METHOD with F times its budget: the same
 plugin, parameters and seed, every budget figure scaled by F. It is a result of its own
@@ -75,6 +77,7 @@ class MethodSpec:
     budget: dict = field(default_factory=dict)
     description: str = ""
     source: str = ""
+    short: str = ""  # the YAML's one-line ``summary`` (see :attr:`summary`)
     #: ``METHOD@F``: the method this one scales, and F (1 for a plain method)
     base: str = ""
     fraction: float = 1.0
@@ -103,13 +106,67 @@ class MethodSpec:
         if isinstance(cls, type) and issubclass(cls, Method):
             return cls(**self.params)
         if hasattr(cls, "fit") and hasattr(cls, "predict"):
-            from .sklearn import SklearnRegressor
+            from .sklearn import SklearnClassifier, SklearnRegressor, is_sklearn_classifier
 
+            if is_sklearn_classifier(cls):
+                return SklearnClassifier(estimator=cls, **self.params)
             return SklearnRegressor(estimator=cls, **self.params)
         raise DelveError(
             f"method {self.name}: {self.plugin} is neither a delve-bench Method "
             "nor a regressor with fit/predict"
         )
+
+    def budget_rule(self, mode: str | None = None) -> str:
+        """The budget rule in words: ``cpu 30 s/case``, ``work 20000``, ... (``mode``: only
+        that mode's part; None: both modes and the hard limit). CPU seconds are
+        1996-machine seconds, multiplied by ``--time-scale`` when a run starts."""
+        b = self.budget or {}
+        cpu = []
+        if b.get("cpu_fixed"):
+            cpu.append(f"{_num(b['cpu_fixed'])} s")
+        if b.get("cpu_per_case") is not None:
+            cpu.append(f"{_num(b['cpu_per_case'])} s/case")
+        cpu_text = " + ".join(cpu) + (
+            f" (at most {_num(b['cpu_cap'])} s)" if "cpu_cap" in b else ""
+        )
+        work = []
+        if b.get("work"):
+            work.append(_num(b["work"]))
+        if b.get("work_per_case") is not None:
+            work.append(f"{_num(b['work_per_case'])}/case")
+        work_text = " + ".join(work) + (
+            f" (at most {_num(b['work_cap'])})" if "work_cap" in b else ""
+        )
+        if mode == "cpu":
+            return f"cpu {cpu_text}" if cpu else "no cpu budget"
+        if mode == "work":
+            return f"work {work_text}" if work else "no work budget"
+        parts = ([f"cpu {cpu_text}"] if cpu else []) + ([f"work {work_text}"] if work else [])
+        if b.get("hard_limit") is not None:
+            parts.append(f"hard limit {_num(b['hard_limit'])} s")
+        return "; ".join(parts) or "runs to completion"
+
+    def losses_served(self) -> tuple[str, ...] | None:
+        """The losses the method gives (``L`` needs a predictive density); None when its
+        plugin cannot be imported here."""
+        try:
+            cls = self.load_class()
+        except DelveError:
+            return None
+        if isinstance(cls, type) and issubclass(cls, Method):
+            return tuple(cls.losses)
+        from .sklearn import SklearnRegressor
+
+        return tuple(SklearnRegressor.losses)
+
+    @property
+    def summary(self) -> str:
+        """One line: the YAML's ``summary``, else the description's first sentence."""
+        if self.short:
+            return self.short
+        text = " ".join(self.description.split())
+        m = re.search(r"[.;:](\s|$)", text)
+        return text[: m.start() + 1].rstrip(";:") if m else text
 
     def make_budget(
         self, n_train: int, mode: str, time_scale: float = DEFAULT_TIME_SCALE
@@ -138,8 +195,12 @@ class MethodSpec:
         return Budget(mode="work", work=units)
 
 
+def _num(x) -> str:
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
 #: the keys a method spec may have, and those of its ``budget``
-KEYS = ("name", "plugin", "params", "budget", "description")
+KEYS = ("name", "plugin", "params", "budget", "summary", "description")
 BUDGET_KEYS = (
     "cpu_per_case",
     "cpu_fixed",
@@ -186,32 +247,30 @@ def _parse_file(path: Path) -> MethodSpec:
     name = f.check_name("method")
     if not _NAME.match(name):
         raise f.error("name", f"{name!r} is not a method name (letters, digits, - _ . +)")
-    plugin = f.text("plugin", required=True)
+    plugin = f.required("plugin")
     if not _PLUGIN.match(plugin):
         raise f.error("plugin", f"{plugin!r} is not module:Class")
     params = f.mapping("params")
-    for k in params.raw if params else ():
-        if not _PARAM.match(k):
-            raise params.error(k, "is not a keyword argument name")
+    if params is not None:
+        for k in params.raw:
+            if not _PARAM.match(k):
+                raise params.error(k, "is not a keyword argument name")
     return MethodSpec(
-        name,
-        plugin,
-        dict(params.raw) if params else {},
-        _budget(f),
-        (f.text("description", "") or "").strip(),
-        str(path),
+        name=name,
+        plugin=plugin,
+        params=dict(params.raw) if params is not None else {},
+        budget=_budget(f),
+        description=f.optional("description").strip(),
+        source=str(path),
+        short=" ".join((f.text("summary", "") or "").split()),
     )
 
 
 @functools.lru_cache(maxsize=1)
 def _entry_point_specs() -> dict[str, MethodSpec]:
     out: dict[str, MethodSpec] = {}
-    try:
-        eps = metadata.entry_points(group="delve_bench.methods")
-    except TypeError:  # pragma: no cover - Python < 3.10
-        eps = metadata.entry_points().get("delve_bench.methods", [])
-    for ep in eps:
-        out[ep.name] = MethodSpec(ep.name, ep.value, source=f"entry point {ep.value}")
+    for ep in metadata.entry_points(group="delve_bench.methods"):
+        out[ep.name] = MethodSpec(name=ep.name, plugin=ep.value, source=f"entry point {ep.value}")
     return out
 
 

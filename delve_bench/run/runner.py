@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import replace
+from typing import Any
 
 from ..data import load_dataset
 from ..errors import DelveError
@@ -28,6 +29,8 @@ class RunInterrupted(KeyboardInterrupt):
     def __init__(self, outcomes: list[Outcome]):
         super().__init__()
         self.outcomes = outcomes
+        #: the api.RunSummary of the finished jobs, set by :func:`delve_bench.api.execute`
+        self.summary: Any = None
 
 
 def plan_jobs(
@@ -46,7 +49,10 @@ def plan_jobs(
     for ds in sorted({r.dataset for r in refs}):
         load_dataset(ws, ds)  # ...and so do missing, corrupt or malformed data
     for ref in refs:
-        layout = task_layout(ws, prototask_spec(ws, ref.dataset, ref.prototask), ref.size)
+        proto = prototask_spec(ws, ref.dataset, ref.prototask)
+        for m in methods:
+            check_method_task(ws, m, proto)  # ...and so does a method that cannot do the task
+        layout = task_layout(ws, proto, ref.size)
         idx = [i.index for i in layout.instances]
         if instances is not None:
             bad = sorted(instances - set(idx))
@@ -94,6 +100,30 @@ def merge_snapshots(ws: Workspace, jobs: list[Job]) -> list[Job]:
         else j
         for j in keep
     ]
+
+
+def check_method_task(ws: Workspace, method: str, proto) -> None:
+    """A one-line error when ``method`` cannot serve the prototask: a regression method on
+    a classification task or the reverse, or too many classes for a two-class method."""
+    from ..methods.base import Method
+    from ..methods.registry import method_spec
+    from ..methods.sklearn import is_sklearn_classifier
+
+    cls = method_spec(ws, method).load_class()
+    ours = isinstance(cls, type) and issubclass(cls, Method)
+    classifier = cls.is_classifier() if ours else is_sklearn_classifier(cls)
+    if classifier != proto.categorical:
+        kind = "classification" if classifier else "regression"
+        task_kind = "classification" if proto.categorical else "regression"
+        raise DelveError(
+            f"{method} is a {kind} method; {proto.full_name} is a {task_kind} prototask "
+            f"(losses {', '.join(proto.losses)})"
+        )
+    most = getattr(cls, "max_classes", None)
+    if classifier and most is not None and len(proto.classes) > most:
+        raise DelveError(
+            f"{method} is a {most}-class method; {proto.full_name} has {len(proto.classes)} classes"
+        )
 
 
 def run_jobs(

@@ -77,8 +77,13 @@ class Anova:
     @property
     def sd_test(self) -> float:
         """sqrt(MSe): test cases & stoch. pred. & interactions (hierarchical), or
-        interactions & stoch. pred. (2-way)."""
+        interactions & stoch. pred. (2-way; reported as ``sd_interaction`` there)."""
         return float(np.sqrt(self.ms_e))
+
+    @property
+    def sd_interaction(self) -> float | None:
+        """SD from interactions & stochastic prediction, sqrt(MSe), 2-way only."""
+        return None if self.design != "2-way" else float(np.sqrt(self.ms_e))
 
     @property
     def sd_cases(self) -> float | None:

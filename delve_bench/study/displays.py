@@ -95,10 +95,16 @@ def _f(x: float | None, fmt: str = ".3g") -> str:
 # ---- geometric averages (Figs. 5.14-5.17) --------------------------------------------
 
 
-def geometric(points: Iterable[tuple[float, float]]) -> tuple[float, float] | None:
+def _characteristic(dataset: str, idx: int) -> str | None:
+    """Family, inputs, linearity or noise (idx 0-3) of a kin/pumadyn dataset name."""
+    m = _KIN_PUMA.match(dataset)
+    return m.group(idx + 1) if m else None
+
+
+def geometric(points: Iterable[tuple[float | None, float | None]]) -> tuple[float, float] | None:
     """Geometric average of losses y_i and the SE of its log (Rasmussen 1996, §5.4):
     exp(mean log y_i) and sqrt(sum (s_i / y_i)^2) / n, for (y_i, s_i) pairs."""
-    pts = list(points)
+    pts = [(float(y), float(s)) for y, s in points if y is not None and s is not None]
     if not pts or any(y <= 0 for y, _ in pts):
         return None
     n = len(pts)
@@ -166,10 +172,7 @@ def write_geometric(view: StudyView, out: Path) -> list[str]:
         [],
     )
     for fig_no, title, idx, labels in CHARACTERISTICS:
-        groups = {
-            v: [t for t in tasks if _KIN_PUMA.match(t.ref.dataset).group(idx + 1) == v]
-            for v in labels
-        }
+        groups = {v: [t for t in tasks if _characteristic(t.ref.dataset, idx) == v] for v in labels}
         if sum(1 for g in groups.values() if g) < 2:
             continue
 
@@ -262,7 +265,9 @@ def write_anytime(view: StudyView, out: Path, snapshots: dict[str, list[str]]) -
     mean training CPU seconds (log), one panel per method, one curve per size; methods
     with snapshots show one point per ``METHOD@F`` and the full run."""
     tasks = view.tasks(kin_puma_only=True)
-    panels = [m for m in ("mlp-ese-1", "gp-map-1", "gp-mc-1", "mlp-mc-1") if m in view.methods]
+    panels: list[str] = [
+        m for m in ("mlp-ese-1", "gp-map-1", "gp-mc-1", "mlp-mc-1") if m in view.methods
+    ]
     panels += [m for m in snapshots if m not in panels]
     if not tasks or not panels:
         return []
@@ -293,7 +298,7 @@ def write_anytime(view: StudyView, out: Path, snapshots: dict[str, list[str]]) -
                     cells = [t.cells.get(name) for t in ts]
                     if not ts or not all(c is not None and c.has_value for c in cells):
                         continue
-                    g = geometric((c.mean, c.se) for c in cells)
+                    g = geometric((c.mean, c.se) for c in cells if c is not None)
                     cpu = [
                         x.get("fit_cpu_seconds") or x.get("cpu_seconds") or 0.0
                         for t in ts
@@ -356,7 +361,9 @@ def write_bagging(view: StudyView, out: Path) -> list[str]:
     sizes = sorted({t.ref.size for t in tasks})
     protos = sorted({t.ref.dataset for t in tasks})
     head = ["prototask", "train_size", "r_percent", "p", "thesis_r_percent"]
-    rows, disp, by_size = [], [], {n: [] for n in sizes}
+    rows: list[list] = []
+    disp: list[tuple[str, ...]] = []
+    by_size: dict[int, list[float]] = {n: [] for n in sizes}
     for ds in protos:
         line = [ds]
         for n in sizes:
@@ -364,7 +371,7 @@ def write_bagging(view: StudyView, out: Path) -> list[str]:
             thesis = pub.THESIS_BAGGING_R.get(ds, (None,) * 5)[pub.SIZES.index(n)]
             pair = t.pair(plain, bag) if t else None
             cp, cb = (t.cells[plain], t.cells[bag]) if t else (None, None)
-            if not (cp and cb and cp.has_value and cb.has_value):
+            if t is None or not (cp and cb and cp.summary and cb.summary):
                 line.append("–")
                 continue
             r = 100.0 * (cp.summary["mean"] - cb.summary["mean"]) / cp.summary["mean"]

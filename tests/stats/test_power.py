@@ -93,3 +93,17 @@ def test_two_way_advice_never_proposes_fewer_than_4_instances():
     assert s.min_instances == 4
     assert s.cheapest is None or s.cheapest.instances >= 4
     assert s.more_test_cases is None  # 2 instances: never advised
+
+
+def test_hierarchical_power_and_sample_size_equal_statsmodels_ttestpower():
+    from statsmodels.stats.power import TTestPower
+
+    vc = VarianceComponents("hierarchical", 0.02**2, 0.3**2)
+    J = 512
+    for I, d in ((4, 0.03), (8, 0.02), (32, 0.01)):
+        es = d / np.sqrt(vc.var_a + vc.var_e / J)  # effect size of the instance means
+        want = TTestPower().power(es, I, 0.05, alternative="two-sided")
+        assert power(vc, d, I, J) == pytest.approx(want, rel=1e-9)
+    es = 0.01 / np.sqrt(vc.var_a + vc.var_e / J)
+    n = TTestPower().solve_power(es, None, 0.05, 0.8, alternative="two-sided")
+    assert required_instances(vc, 0.01, J, 64, 8192).instances == int(np.ceil(n))
