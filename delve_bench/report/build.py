@@ -129,7 +129,9 @@ def write_report(
                 ]
             res.tables += written
             res.plots += drawn
-            sections.append(Section(r, table, written, drawn, extra))
+            sections.append(
+                Section(report=r, table=table, tables=written, plots=drawn, extra=extra)
+            )
             res.warnings += _partial_warnings(r)
         ov = overview(reports, methods, loss)
         parts = []
@@ -158,7 +160,9 @@ def write_report(
 
             cd_plots = [str(p.relative_to(out)) for p in write_cd_diagram(rk, out / "plots")]
             res.plots += cd_plots
-        summaries.append(LossSummary(ov, parts, ranking_parts, cd_plots))
+        summaries.append(
+            LossSummary(overview=ov, tables=parts, rankings=ranking_parts, plots=cd_plots)
+        )
     if not res.reports:
         asked = "" if default else f" with loss {', '.join(losses)}"
         raise DelveError(

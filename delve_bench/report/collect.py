@@ -290,10 +290,15 @@ def pair_cell(a: MethodCell, b: MethodCell, design: str, st, n_train: int) -> Pa
     """The design's paired test of A - B on the instances both have (None if too few)."""
     shared = tuple(sorted(set(a.used) & set(b.used)))
     if a.y is None or b.y is None or len(shared) < min_instances(design):
-        return PairCell(a.method, b.method, shared, None)
+        return PairCell(a=a.method, b=b.method, instances=shared, comparison=None)
     ya = a.y[[a.used.index(i) for i in shared]]
     yb = b.y[[b.used.index(i) for i in shared]]
-    return PairCell(a.method, b.method, shared, compare(ya, yb, design, st, n_train=n_train))
+    return PairCell(
+        a=a.method,
+        b=b.method,
+        instances=shared,
+        comparison=compare(ya, yb, design, st, n_train=n_train),
+    )
 
 
 def task_report(ws: Workspace, ref: TaskRef, methods: list[str], loss: str) -> TaskReport:
@@ -305,7 +310,14 @@ def task_report(ws: Workspace, ref: TaskRef, methods: list[str], loss: str) -> T
         for i, a in enumerate(methods)
         for b in methods[i + 1 :]
     }
-    return TaskReport(ref, layout.design, len(layout.instances), layout.test_size, cells, pairs)
+    return TaskReport(
+        ref=ref,
+        design=layout.design,
+        task_instances=len(layout.instances),
+        test_size=layout.test_size,
+        cells=cells,
+        pairs=pairs,
+    )
 
 
 def select_methods(ws: Workspace, requested: list[str] | None) -> list[str]:
@@ -353,6 +365,8 @@ def collect(
             continue
         by_proto.setdefault((ref.dataset, ref.prototask), []).append(t)
     return [
-        PrototaskReport(ds, pt, loss, tuple(methods), tuple(ts))
+        PrototaskReport(
+            dataset=ds, prototask=pt, loss=loss, methods=tuple(methods), tasks=tuple(ts)
+        )
         for (ds, pt), ts in sorted(by_proto.items())
     ]

@@ -58,4 +58,13 @@ def overview(reports: list[PrototaskReport], methods: list[str], loss: str) -> O
             compared[(p.b, p.a)] += 1
             if p.significant:
                 wins[(p.loser, p.winner)] += 1
-    return Overview(loss, tuple(methods), tasks, ranked, rank_tasks, average, wins, compared)
+    return Overview(
+        loss=loss,
+        methods=tuple(methods),
+        tasks=tasks,
+        ranked=ranked,
+        rank_tasks=rank_tasks,
+        average_rank=average,
+        wins=wins,
+        compared=compared,
+    )
