@@ -56,8 +56,9 @@ def overview(reports: list[PrototaskReport], methods: list[str], loss: str) -> O
                 continue
             compared[(p.a, p.b)] += 1
             compared[(p.b, p.a)] += 1
-            if p.significant:
-                wins[(p.loser, p.winner)] += 1
+            winner, loser = p.winner, p.loser
+            if p.significant and winner is not None and loser is not None:
+                wins[(loser, winner)] += 1
     return Overview(
         loss=loss,
         methods=tuple(methods),
