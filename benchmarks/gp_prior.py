@@ -5,7 +5,7 @@ the ARD part of the prior made flat (a diagnostic, not a registered method), and
 scikit-learn's GaussianProcessRegressor with the equivalent kernel (maximum likelihood), and
 compares their per-case squared errors with DELVE's paired t-test.
 
-    DELVE_DATA_PATH=../shared/data python benchmarks/gp_prior.py [pumadyn-8nm] [1024]
+    python benchmarks/gp_prior.py [pumadyn-8nm] [1024]
 """
 
 from __future__ import annotations

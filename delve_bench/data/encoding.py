@@ -1,6 +1,7 @@
 """DELVE's default attribute encoding, fitted on an instance's training set only.
 
-spec/delve-original.md §4.3 and §5 (the thesis' reading, DESIGN §3):
+DELVE 1.1's ``nm-abs`` and ``1-of-n`` codings as Rasmussen (1996) §3.2 describes them
+(docs/architecture.md):
 
 * real and integer inputs and targets: ``nm-abs``, ``(x - median) / absDev`` with the
   midpoint median and ``absDev = sum|x - median| / (n - 1)``; a constant column

@@ -1,6 +1,6 @@
 """``delve report``: write every table, optionally every diagram, and the HTML index.
 
-Output (under ``out``, default the workspace's ``results/``; DESIGN.md §8):
+Output (under ``out``, default the workspace's ``results/``; README "Reports"):
 
 * ``tables/<dataset>-<prototask>-<loss>.{md,csv,tex}``: per task and method;
 * ``tables/<dataset>-<prototask>-error.{md,csv,tex}``: for classification prototasks, the

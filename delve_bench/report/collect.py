@@ -27,7 +27,7 @@ from ..stats.summary import compare, layout_of, summarize, task_standardizer
 from ..tasks.names import TaskRef
 from ..workspace import Workspace
 
-# The thesis' display order (spec/evaluation.md §8.4); other methods follow alphabetically.
+# The thesis' display order (Rasmussen 1996 Figs. 5.3-5.13); other methods follow alphabetically.
 THESIS_ORDER = (
     "lin-1",
     "knn-cv-1",
@@ -71,11 +71,12 @@ def result_tasks(ws: Workspace, methods: Iterable[str]) -> list[TaskRef]:
 
 
 def p_digit(p: float | None, bounded: bool = False) -> int | None:
-    """The one-digit p-value of the DELVE diagram (spec/evaluation.md §8.4).
+    """The one-digit p-value of the DELVE diagram (Rasmussen 1996 Figs. 5.3-5.13).
 
     p in percent rounded *up* (p <= 1 % gives 1, 8 % < p <= 9 % gives 9); None (blank) above
     9 % or when p is undefined. A p that the design only reports as ``p < 0.05`` (quasi-F
-    with fewer than 4 instances) is shown as 5, the spec's inferred reading (§13.5)."""
+    with fewer than 4 instances) is shown as 5 (the most the
+    design may claim; docs/statistics.md)."""
     if bounded:
         return 5
     if p is None or not math.isfinite(p):

@@ -2,7 +2,7 @@
 
 Self-contained (inline CSS, relative links, no scripts, fonts or other network assets)
 and free of dates and absolute paths, so it regenerates byte-identically. It starts with
-a short legend on how to read DELVE diagrams (spec/evaluation.md §8.4), then the
+a short legend on how to read DELVE diagrams (Rasmussen 1996 Figs. 5.3-5.13), then the
 cross-prototask summary per loss, then one section per prototask and loss.
 """
 

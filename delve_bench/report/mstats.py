@@ -1,4 +1,4 @@
-"""DELVE's ``mstats`` text layout (spec/delve-original.md §6.2).
+"""DELVE's ``mstats`` text layout (DELVE 1.1; docs/statistics.md).
 
 Each row is the label right-justified to 48 columns, ``:``, then two ``%13s`` fields
 (Raw value, Standardized) holding ``%.9g`` numbers. Compare mode labels the first method

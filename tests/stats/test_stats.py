@@ -130,7 +130,7 @@ def _from_sds(I, J, mean, sa, se):
 
 
 def test_thesis_figure_2_2_numbers():
-    """spec/evaluation.md §2.7: SE 11.4546 and p = 0.0399302 from SDs 15.3883 / 271.541."""
+    """Rasmussen (1996) Fig. 2.2: SE 11.4546 and p = 0.0399302 from SDs 15.3883 / 271.541."""
     a = _from_sds(4, 256, -39.9114, 15.3883, 271.541)
     assert a.se == pytest.approx(11.4546, abs=2e-4)
     assert t_test(a).p == pytest.approx(0.0399302, abs=5e-6)
@@ -168,7 +168,7 @@ SD from test cases & stoch. pred. & interactions:   323.514631   0.661791176
 
 
 def test_mstats_golden_layout_and_numbers():
-    """spec/delve-original.md §6.2: rebuild the printed example from its variance components."""
+    """DELVE 1.1's mstats example: rebuild the printed output from its variance components."""
     rng = np.random.default_rng(7)
     d = _matrix(8, 128, 32.7269508, 27.6978006, 323.514631, rng)
     yb = np.full((8, 128), 368.002767)

@@ -1,11 +1,12 @@
 """DELVE method plugins of the basis-function family (methods/*.yaml point here).
 
-Every plugin applies Barrio et al.'s preprocessing to the harness' encoded data (inputs
-to [-1, 1], targets centred; spec/basis-selection.md §1.2, read as covering all their
-experiments) and uses a dictionary of Gaussian RBFs centred on the training inputs. The
-widths come from a pluggable stage: ``"abf"`` (ABF's marginal-likelihood widths, §1.7),
-or Orr's scale grid chosen by the final model-selection criterion (spec/rbf-ols.md A.14).
-The Bayesian methods (ABF, RVM, SSGE) serve S, A and L; the others S and A.
+Every plugin applies Barrio et al.'s preprocessing to the harness' encoded data (inputs to
+[-1, 1], targets centred; Barrio et al. 2009 §6.2.3, read as covering all their experiments;
+docs/methods/basis.md) and uses a dictionary of Gaussian RBFs centred on the training
+inputs. The widths come from a pluggable stage: ``"abf"`` (ABF's marginal-likelihood widths,
+Barrio et al. §6.2.1), or Orr's scale grid chosen by the final model-selection criterion
+(the scale list of Orr's ``rbf_fs_2``). The Bayesian methods (ABF, RVM, SSGE) serve S, A and
+L; the others S and A.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ class _BayesMethod(_BasisMethod):
 # --------------------------------------------------------------------------------- ABF
 class Abf(_BayesMethod):
     """abf-1: all N basis functions, shared alpha, beta and ARD widths by CG on the
-    marginal likelihood (§1.7). One work unit = one CG iteration."""
+    marginal likelihood (Barrio et al. §6.2.1). One work unit = one CG iteration."""
 
     def __init__(self, max_iterations: int = 100):
         self.max_iterations = max_iterations
@@ -104,7 +105,8 @@ class Abf(_BayesMethod):
 
 # --------------------------------------------------------------------------------- RVM
 class Rvm(_BayesMethod):
-    """rvm-1: Tipping & Faul's fast RVM on the N RBFs with the ABF widths (§1.8, §2.2).
+    """rvm-1: Tipping & Faul's fast RVM on the N RBFs with the ABF widths (Barrio et al. §2.1,
+    §6.2; Tipping & Faul 2003).
     One work unit = one add/delete/re-estimate iteration."""
 
     def __init__(self, width_iterations: int = 100, width_max_n: int = 2048):
@@ -132,7 +134,8 @@ class Rvm(_BayesMethod):
 
 # -------------------------------------------------------------------------------- SSGE
 class Ssge(_BayesMethod):
-    """ssge-*: PTA(l, r), SFFS or Oscil(c) guided by the evidence (§1.6), on the N RBFs
+    """ssge-*: PTA(l, r), SFFS or Oscil(c) guided by the evidence (Barrio et al. §4-§5), on
+    the N RBFs
     with the ABF widths. One work unit = one add or remove."""
 
     def __init__(
@@ -177,7 +180,8 @@ class Ssge(_BayesMethod):
 class OlsCv(_BasisMethod):
     """ols-cv-1: plain OLS forward selection (Chen et al.), the number of BFs by K-fold CV
     with the look-ahead stopping rule on the fold-summed validation SSE, then a refit on
-    the whole training set (spec §1.9 [GUESS] a-d); ABF widths."""
+    the whole training set (Barrio et al. §6.2.2 gives no details; docs/methods/basis.md);
+    ABF widths."""
 
     def __init__(self, folds: int = 5, width_iterations: int = 100, width_max_n: int = 2048):
         self.folds = folds
@@ -228,7 +232,8 @@ Fit = TypeVar("Fit")
 def best_scale(
     scales: Iterable[float], fit_at: Callable[[float], Fit], value: Callable[[Fit], float]
 ) -> tuple[float, Fit]:
-    """Orr's choice of the radius scale (A.14): fit at every scale and keep the fit with the
+    """Orr's choice of the radius scale (the scale list of ``rbf_fs_2``): fit at every scale
+    and keep the fit with the
     lowest final criterion ``value(fit)`` (the first one on ties)."""
     best: tuple[float, Fit] | None = None
     for s in scales:
@@ -254,9 +259,9 @@ class _Selected(NamedTuple):
 
 
 class OrrForward(_BasisMethod):
-    """ols-gcv-1 / rols-1: forward selection with MGS (A.10, A.12); optional global
+    """ols-gcv-1 / rols-1: forward selection with MGS (Orr §7.1, §7.3); optional global
     lambda re-estimated one step per selection; Orr's wait/thresh stop on a GCV-like
-    criterion; the radius scale from ``scales`` chosen by the final criterion (A.14)."""
+    criterion; the radius scale from ``scales`` chosen by the final criterion."""
 
     def __init__(
         self,
@@ -296,7 +301,7 @@ class OrrForward(_BasisMethod):
 
 class OrrRidge(_BasisMethod):
     """ridge-1: global ridge on all N centres, lambda re-estimated to convergence from
-    several starts (A.7), the radius scale chosen by the final criterion (A.14)."""
+    several starts (Orr §6.2), the radius scale chosen by the final criterion."""
 
     def __init__(self, criterion: str = "gcv", scales=(0.25, 0.5, 1.0, 2.0, 4.0)):
         self.criterion, self.scales = criterion, scales
@@ -321,11 +326,11 @@ class OrrRidge(_BasisMethod):
 
 
 class LocalRidgeMethod(_BasisMethod):
-    """local-ridge-1: ORR's local ridge regression (A.8), one lambda per centre set to its
+    """local-ridge-1: Orr's local ridge regression (§6.3-6.4), one lambda per centre set to its
     GCV minimiser in sweeps until GCV stops falling; lambda = inf prunes a centre. It
     post-processes a starting model: by default global ridge on all centres (ORR's option
     a; ``init="ols"``: the OLS-GCV subset at lambda 0, option b), whose own GCV also picks
-    the radius scale (A.14). One work unit = one sweep."""
+    the radius scale. One work unit = one sweep."""
 
     def __init__(
         self,
@@ -368,9 +373,9 @@ class LocalRidgeMethod(_BasisMethod):
 
 
 class LrolsLoo(_BasisMethod):
-    """lrols-loo-1: locally regularised OFR with the LOO criterion (rbf-ols.md Part C):
-    OFR-LOO selection with one lambda per term, the lambdas updated by global evidence
-    iterations between selection runs until subset and lambdas settle (at most
+    """lrols-loo-1: locally regularised OFR with the LOO criterion (Chen, Hong, Harris &
+    Sharkey 2004): OFR-LOO selection with one lambda per term, the lambdas updated by global
+    evidence iterations between selection runs until subset and lambdas settle (at most
     ``max_outer`` runs); radius scale chosen by the final LOO MSE. One work unit = one
     selection run."""
 
@@ -416,7 +421,7 @@ class LrolsLoo(_BasisMethod):
 # ----------------------------------------------------------------------------- MDL-RVM
 class RvmMdl(_BayesMethod):
     """rvm-mdl-1: fast RVM with a bias, one isotropic width chosen on a log10 grid by the
-    MDL-alpha (or MDL-w) code length of Anguita & Gagliolo (spec §3). One work unit = one
+    MDL-alpha (or MDL-w) code length of Anguita & Gagliolo (eqs. 10, 14). One work unit = one
     grid point."""
 
     def __init__(
@@ -463,10 +468,11 @@ class RvmMdl(_BayesMethod):
 
 # --------------------------------------------------------------------------------- SVM
 class Svm(_BasisMethod):
-    """svm-1: epsilon-SVR with the ARD Gaussian kernel ``exp(-sum_d (x_d - x'_d)^2 / r_d^2)``
-    at the ABF widths (Barrio et al. modified LIBSVM for per-dimension widths, §1.10),
-    C and epsilon by 5-fold CV on a log grid ([GUESS]: C in 10^-1..10^3, epsilon in
-    {0.01, 0.03, 0.1, 0.3} x std(t)). Engine: scikit-learn's SVR (libsvm) on inputs
+    """svm-1: epsilon-SVR with the ARD Gaussian kernel
+    ``exp(-sum_d (x_d - x'_d)^2 / r_d^2)`` at the ABF widths (Barrio et al. modified LIBSVM
+    for per-dimension widths, §2.1, §6.2), C and epsilon by 5-fold CV on a log grid (ours;
+    the paper gives none: C in 10^-1..10^3, epsilon in {0.01, 0.03, 0.1, 0.3} x std(t)).
+    Engine: scikit-learn's SVR (libsvm) on inputs
     divided by the widths, so its ``gamma = 1`` kernel is exactly the ARD kernel."""
 
     def __init__(
