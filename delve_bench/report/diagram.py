@@ -126,8 +126,9 @@ def _draw_box(ax, t: TaskReport, methods, col, scale, lo, hi, clip, loss) -> Non
     below = blended_transform_factory(ax.transData, ax.transAxes)
     for i, m in enumerate(methods):
         c = t.cells[m]
+        mean, se = c.mean, c.se
         outside = None  # where a marker outside the data area went: 'under' or 'over'
-        if not c.has_value:
+        if mean is None or se is None:
             ax.text(
                 i,
                 -0.025,
@@ -141,11 +142,11 @@ def _draw_box(ax, t: TaskReport, methods, col, scale, lo, hi, clip, loss) -> Non
                 gid=f"empty-{t.ref.size}-{m}",
             )
             bar_top, outside = None, "under"
-        elif c.mean > clip:
+        elif mean > clip:
             ax.text(
                 i,
                 1.01,
-                f"↑{c.mean:.3g}",
+                f"↑{mean:.3g}",
                 transform=below,
                 ha="center",
                 va="bottom",
@@ -156,10 +157,10 @@ def _draw_box(ax, t: TaskReport, methods, col, scale, lo, hi, clip, loss) -> Non
             )
             bar_top, outside = None, "over"
         else:
-            down = c.mean - c.se if scale == "linear" or c.mean - c.se > 0 else lo
-            ax.vlines(i, down, c.mean + c.se, color=col[m], lw=1.2)
-            ax.hlines(c.mean, i - 0.3, i + 0.3, color=col[m], lw=2.2)
-            bar_top = c.mean + c.se
+            down = mean - se if scale == "linear" or mean - se > 0 else lo
+            ax.vlines(i, down, mean + se, color=col[m], lw=1.2)
+            ax.hlines(mean, i - 0.3, i + 0.3, color=col[m], lw=2.2)
+            bar_top = mean + se
         if c.absent and c.status not in ("not run", "no loss"):
             kw = dict(ha="center", va="bottom", color=WARN, fontweight="bold", fontsize=9)
             gid = f"partial-{t.ref.size}-{m}"
@@ -225,7 +226,12 @@ def draw(r: PrototaskReport) -> Figure:
     top, plot_h, mid, mat_h = 0.7, 3.0, 0.36, 0.2 * M + 0.05
     foot = 0.14 * len(notes) + 0.2
     height = top + plot_h + mid + mat_h + foot
-    points = [(c.mean, c.se) for t in r.tasks for c in t.cells.values() if c.has_value]
+    points = [
+        (c.mean, c.se)
+        for t in r.tasks
+        for c in t.cells.values()
+        if c.mean is not None and c.se is not None
+    ]
     scale, lo, hi, clip = y_axis(points)
 
     fig = Figure(figsize=(width, height))
@@ -262,6 +268,9 @@ def draw(r: PrototaskReport) -> Figure:
     return fig
 
 
-def write_diagram(r: PrototaskReport, plots: Path) -> list[Path]:
-    """Write ``<stem>.png`` and ``<stem>.svg`` of the diagram; returns the paths."""
-    return save_figure(lambda: draw(r), plots / r.stem)
+def write_diagram(
+    r: PrototaskReport, plots: Path, formats: tuple[str, ...] = ("svg", "png")
+) -> list[Path]:
+    """Write ``<stem>.svg`` and ``<stem>.png`` of the diagram (or the given ``formats``);
+    returns the paths."""
+    return save_figure(lambda: draw(r), plots / r.stem, formats)

@@ -57,10 +57,10 @@ def overview(reports: list[PrototaskReport], methods: list[str], loss: str) -> O
     beaten = {p: 0.0 for p in pairs}
     for t in tasks:
         for m, o in pairs:
-            a, b = t.cells[m], t.cells[o]
-            if a.has_value and b.has_value:
+            x, y = t.cells[m].mean, t.cells[o].mean
+            if x is not None and y is not None:
                 shared[(m, o)] += 1
-                beaten[(m, o)] += 1.0 if b.mean < a.mean else 0.5 if b.mean == a.mean else 0.0
+                beaten[(m, o)] += 1.0 if y < x else 0.5 if y == x else 0.0
     average, field = {}, {}
     for m in methods:
         if coverage[m]:
@@ -75,8 +75,18 @@ def overview(reports: list[PrototaskReport], methods: list[str], loss: str) -> O
                 continue
             compared[(p.a, p.b)] += 1
             compared[(p.b, p.a)] += 1
-            if p.significant:
-                wins[(p.loser, p.winner)] += 1
+            winner, loser = p.winner, p.loser
+            if p.significant and winner is not None and loser is not None:
+                wins[(loser, winner)] += 1
     return Overview(
-        loss, tuple(methods), tasks, coverage, shared, beaten, average, field, wins, compared
+        loss=loss,
+        methods=tuple(methods),
+        tasks=tasks,
+        coverage=coverage,
+        shared=shared,
+        beaten=beaten,
+        average_rank=average,
+        field=field,
+        wins=wins,
+        compared=compared,
     )
