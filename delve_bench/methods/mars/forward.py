@@ -1,0 +1,288 @@
+"""The MARS 3.6 forward pass (Friedman 1991 §3.4 Algorithm 2; Friedman 1993 Fast MARS).
+
+Each iteration examines the parents the Fast-MARS queue offers. For a parent ``B_l`` and
+an eligible variable ``v`` (not yet a factor of ``B_l``) the candidate is the linear term
+``L = B_l (x_v - min x_v)_+`` alone or, with L in the basis, the pair of hinges at the
+best knot ``t``; the pair is taken iff ``RSS_L > (1 + 4/n) RSS_pair``. The candidate
+with the smallest RSS over all parents and variables is added: ``(x_v - t)_+ B_l``, then
+``(t - x_v)_+ B_l`` if there is room and ``t`` is above the minimum. Every new column is
+orthonormalised (Gram-Schmidt, centred) and kept out of the basis if less than 1e-4 of
+its centred sum of squares is new. The pass stops at ``nk`` non-constant basis functions
+or when the cost ``iterations * d + rank + 1`` reaches ``n - d - 2``.
+
+Ties and comparisons follow MARS 3.6's ``marsgo``: when a parent searches knots, a
+later candidate must be strictly better; when it cannot (no room for two basis functions
+or too little support), a later candidate wins ties. A candidate equal to an existing
+basis function (variable, knot and parent within 1e-5, standardized units) is ignored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .basis import BasisFunction, MarsSettings, hinge, variables_of
+from .knots import COLLINEAR, ParentSearch
+from .queue import ParentQueue
+from .spans import spans
+
+#: MARS 3.6's "infinite" RSS
+BIG = 9.9e30
+#: parents with at most this many supporting cases are not searched
+MIN_SUPPORT = 5
+#: relative cost per knot: unrestricted / additive-only (mi = 1) / a single predictor
+KNOT_COST = (1.0, 0.666667, 0.333333)
+#: equality tolerance for duplicate basis functions (MARS 3.6 ``ieq``)
+SAME = 1e-5
+
+
+@dataclass(frozen=True)
+class ForwardStep:
+    """One forward iteration: the chosen variable, knot, parent and basis functions."""
+
+    iteration: int
+    variable: int
+    knot: float
+    parent: int
+    linear: bool
+    added: tuple[int, ...]
+    rss: float
+
+
+@dataclass
+class ForwardPass:
+    """Result of :func:`forward_pass`.
+
+    ``basis[m - 1]`` is basis function ``m``; ``columns[:, m - 1]`` its values on the
+    training cases; ``iterations`` and ``rank`` enter the GCV cost of the backward pass.
+    """
+
+    basis: list[BasisFunction]
+    columns: np.ndarray
+    steps: list[ForwardStep]
+    iterations: int
+    rank: int
+    knot_cost: float
+    rss: float
+    xmin: np.ndarray
+    xmax: np.ndarray
+
+
+def knot_cost(settings: MarsSettings, n_usable: int) -> float:
+    """MARS 3.6's d: df per knot, times 2/3 for additive models, 1/3 for one predictor."""
+    cfac = KNOT_COST[1] if settings.mi == 1 else KNOT_COST[0]
+    if n_usable == 1:
+        cfac = KNOT_COST[2]
+    return settings.df * cfac
+
+
+class _Basis:
+    """The growing list of basis functions and its centred orthonormal basis Q."""
+
+    def __init__(self, X: np.ndarray, yc: np.ndarray, nk: int):
+        n = len(X)
+        self.X, self.yc = X, yc
+        self.Q = np.zeros((n, nk + 1))
+        self.dy = np.zeros(nk + 1)
+        self.columns = np.zeros((n, nk))
+        self.kr = 0
+        self.rss = float(yc @ yc)
+        self.basis: list[BasisFunction] = []
+        self.var = np.zeros(nk, dtype=np.intp)
+        self.sign = np.zeros(nk, dtype=np.intp)
+        self.knot = np.zeros(nk)
+        self.parent = np.zeros(nk, dtype=np.intp)
+        self.degree = [0]
+        self.vars_of: list[frozenset[int]] = [frozenset()]
+
+    def __len__(self) -> int:
+        return len(self.basis)
+
+    def column(self, m: int) -> np.ndarray:
+        return np.ones(len(self.X)) if m == 0 else self.columns[:, m - 1]
+
+    def add(self, bf: BasisFunction) -> int:
+        """Append ``bf``; orthonormalise its column into Q unless it is collinear."""
+        M = len(self.basis)
+        col = self.column(bf.parent) * hinge(self.X[:, bf.variable], bf.sign, bf.knot)
+        self.columns[:, M] = col
+        c = col - col.mean()
+        ss = float(c @ c)
+        Qk = self.Q[:, : self.kr]
+        if ss > 0:
+            proj = Qk.T @ c
+            resid = ss - float(proj @ proj)
+            if resid >= COLLINEAR * ss:
+                q = c - Qk @ proj
+                q -= Qk @ (Qk.T @ q)  # a second Gram-Schmidt pass keeps Q orthonormal
+                q /= np.linalg.norm(q)
+                self.Q[:, self.kr] = q
+                self.dy[self.kr] = q @ self.yc
+                self.rss -= self.dy[self.kr] ** 2
+                self.kr += 1
+        self.basis.append(bf)
+        self.var[M], self.sign[M], self.knot[M], self.parent[M] = (
+            bf.variable,
+            bf.sign,
+            bf.knot,
+            bf.parent,
+        )
+        self.degree.append(self.degree[bf.parent] + 1)
+        self.vars_of.append(variables_of(self.basis, M + 1))
+        return M + 1
+
+    def duplicates(self, variables, knots, parent: int) -> np.ndarray:
+        """Which candidates ``(v, +1, t, parent)`` already exist (MARS 3.6 ``newb``)."""
+        M = len(self.basis)
+        if M == 0:
+            return np.zeros(len(variables), dtype=bool)
+        same = (
+            (self.var[None, :M] == np.asarray(variables)[:, None])
+            & (self.sign[None, :M] == 1)
+            & (self.parent[None, :M] == parent)
+            & (np.abs(self.knot[None, :M] - np.asarray(knots)[:, None]) < SAME)
+        )
+        return same.any(axis=1)
+
+
+def _pick(values: np.ndarray, ok: np.ndarray, strict: bool) -> int:
+    """Index of the winner of a sequential scan with ``<`` (first minimum) or ``<=``
+    (last minimum) among ``ok``; -1 if none."""
+    idx = np.flatnonzero(ok)
+    if idx.size == 0:
+        return -1
+    v = values[idx]
+    hits = idx[v == v.min()]
+    return int(hits[0] if strict else hits[-1])
+
+
+def forward_pass(X: np.ndarray, y: np.ndarray, settings: MarsSettings) -> ForwardPass:
+    """Run the forward pass on standardized inputs ``X`` (n, p) and targets ``y`` (n,)."""
+    n, p = X.shape
+    order = np.argsort(X, axis=0, kind="stable").T.copy()
+    xmin, xmax = X.min(axis=0), X.max(axis=0)
+    usable = xmax > xmin
+    d = knot_cost(settings, int(usable.sum()))
+    yc = y - y.mean()
+    nk = settings.nk
+    B = _Basis(X, yc, nk)
+    steps: list[ForwardStep] = []
+    if not usable.any():
+        return ForwardPass(
+            basis=[],
+            columns=B.columns[:, :0],
+            steps=steps,
+            iterations=0,
+            rank=0,
+            knot_cost=d,
+            rss=B.rss,
+            xmin=xmin,
+            xmax=xmax,
+        )
+    max_cost = n - d - 2.0
+    fln = 1.0 + 4.0 / n
+    queue = ParentQueue(settings.fast_k, settings.fast_beta, settings.fast_h)
+    queue.add(0)
+    searches: dict[int, ParentSearch | None] = {}
+    best_of_parent = 0.0  # MARS keeps the last parent's best when a parent finds none
+    iteration, cost = 0, 1.0
+    while len(B) < nk and cost < max_cost:
+        iteration += 1
+        rss0 = B.rss / n
+        M = len(B)
+        win, win_value = None, BIG
+        for entry, cached in queue.examine(iteration):
+            l = entry.bf
+            if l not in searches:
+                searches[l] = _new_search(B, l, X, order, xmin, yc, usable, settings)
+            search = searches[l]
+            if search is None:  # no admissible variable or too little support
+                queue.update(entry, -1, -1.0)
+                continue
+            rows = search.rows(cached)
+            sp = search.spans
+            knots = M + 1 < nk and search.n_support > sp.endspan + sp.endspan_low
+            cand = search.evaluate(rows, B.Q, B.dy, B.kr, B.rss, knots)
+            v = cand.variables
+            if knots:
+                lin = np.where(cand.linear_ok, cand.rss_linear / n, BIG)
+                found = ~np.isnan(cand.rss_pair)
+                pair = (cand.rss_linear + np.where(found, cand.rss_pair - cand.rss_linear, BIG)) / n
+                take_pair = lin > fln * pair
+                value = np.where(take_pair, pair, lin)
+                knot = np.where(take_pair, np.where(found, cand.knot, np.nan), search.xmin[rows])
+                # MARS compares the hinge with every existing basis function and with the
+                # linear candidate just tried; a pair without a knot is never added
+                dup = B.duplicates(v, np.nan_to_num(knot, nan=np.inf), l)
+                dup |= take_pair & found & (np.abs(knot - search.xmin[rows]) < SAME)
+                addable = ~take_pair | found
+            else:
+                value = cand.rss_linear / n
+                take_pair = np.zeros(len(v), dtype=bool)
+                knot = search.xmin[rows]
+                dup = B.duplicates(v, knot, l)
+                addable = np.ones(len(v), dtype=bool)
+            strict = knots
+            jq = cached
+            i = _pick(value, ~dup, strict)
+            if i >= 0 and (value[i] < BIG if strict else value[i] <= BIG):
+                best_of_parent, jq = float(value[i]), int(v[i])
+            g = _pick(value, ~dup & addable, strict)
+            if g >= 0 and (value[g] < win_value if strict else value[g] <= win_value):
+                win_value = float(value[g])
+                win = (int(v[g]), float(knot[g]), l, not take_pair[g])
+            queue.update(entry, jq, rss0 - best_of_parent)
+        if win is None:  # nothing left to add (MARS would re-add its last winner)
+            iteration -= 1
+            break
+        var, t, parent, linear = win
+        queue.selected(parent)
+        added = [B.add(BasisFunction(var, 1, t, parent))]
+        queue.add(added[-1])
+        if len(B) < nk and t > xmin[var]:
+            added.append(B.add(BasisFunction(var, -1, t, parent)))
+            queue.add(added[-1])
+        steps.append(
+            ForwardStep(
+                iteration=iteration,
+                variable=var,
+                knot=t,
+                parent=parent,
+                linear=linear,
+                added=tuple(added),
+                rss=B.rss,
+            )
+        )
+        cost = iteration * d + B.kr + 1.0
+    M = len(B)
+    return ForwardPass(
+        basis=B.basis,
+        columns=B.columns[:, :M].copy(),
+        steps=steps,
+        iterations=iteration,
+        rank=B.kr,
+        knot_cost=d,
+        rss=B.rss,
+        xmin=xmin,
+        xmax=xmax,
+    )
+
+
+def _new_search(B: _Basis, l, X, order, xmin, yc, usable, settings) -> ParentSearch | None:
+    """The parent's search structure, or None when MARS 3.6 discards the parent."""
+    if B.degree[l] >= settings.mi:
+        return None
+    b = B.column(l)
+    n_support = int(np.count_nonzero(b > 0))
+    if n_support <= MIN_SUPPORT:
+        return None
+    eligible = usable.copy()
+    eligible[list(B.vars_of[l])] = False
+    nep = int(eligible.sum())
+    if nep == 0:
+        return None
+    sp = spans(nep, n_support, settings.alpha, settings.minspan)
+    if n_support <= max(sp.endspan, sp.endspan_low):
+        return None
+    return ParentSearch(b, X, order, xmin, yc, np.flatnonzero(eligible), sp)
