@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .basis import BasisFunction, MarsSettings, hinge, variables_of
-from .knots import COLLINEAR, ParentSearch
+from .knots import COLLINEAR, ParentSearch, SortedInputs
 from .queue import ParentQueue
 from .spans import spans
 
@@ -89,12 +89,9 @@ class _Basis:
         self.kr = 0
         self.rss = float(yc @ yc)
         self.basis: list[BasisFunction] = []
-        self.var = np.zeros(nk, dtype=np.intp)
-        self.sign = np.zeros(nk, dtype=np.intp)
-        self.knot = np.zeros(nk)
-        self.parent = np.zeros(nk, dtype=np.intp)
         self.degree = [0]
         self.vars_of: list[frozenset[int]] = [frozenset()]
+        self.hinges_of: dict[int, list[tuple[int, float]]] = {}  # parent -> (var, knot), sign +
 
     def __len__(self) -> int:
         return len(self.basis)
@@ -122,28 +119,18 @@ class _Basis:
                 self.rss -= self.dy[self.kr] ** 2
                 self.kr += 1
         self.basis.append(bf)
-        self.var[M], self.sign[M], self.knot[M], self.parent[M] = (
-            bf.variable,
-            bf.sign,
-            bf.knot,
-            bf.parent,
-        )
+        if bf.sign > 0:
+            self.hinges_of.setdefault(bf.parent, []).append((bf.variable, bf.knot))
         self.degree.append(self.degree[bf.parent] + 1)
         self.vars_of.append(variables_of(self.basis, M + 1))
         return M + 1
 
     def duplicates(self, variables, knots, parent: int) -> np.ndarray:
         """Which candidates ``(v, +1, t, parent)`` already exist (MARS 3.6 ``newb``)."""
-        M = len(self.basis)
-        if M == 0:
-            return np.zeros(len(variables), dtype=bool)
-        same = (
-            (self.var[None, :M] == np.asarray(variables)[:, None])
-            & (self.sign[None, :M] == 1)
-            & (self.parent[None, :M] == parent)
-            & (np.abs(self.knot[None, :M] - np.asarray(knots)[:, None]) < SAME)
-        )
-        return same.any(axis=1)
+        dup = np.zeros(len(variables), dtype=bool)
+        for v, t in self.hinges_of.get(parent, ()):
+            dup |= (variables == v) & (np.abs(knots - t) < SAME)
+        return dup
 
 
 def _pick(values: np.ndarray, ok: np.ndarray, strict: bool) -> int:
@@ -160,8 +147,8 @@ def _pick(values: np.ndarray, ok: np.ndarray, strict: bool) -> int:
 def forward_pass(X: np.ndarray, y: np.ndarray, settings: MarsSettings) -> ForwardPass:
     """Run the forward pass on standardized inputs ``X`` (n, p) and targets ``y`` (n,)."""
     n, p = X.shape
-    order = np.argsort(X, axis=0, kind="stable").T.copy()
-    xmin, xmax = X.min(axis=0), X.max(axis=0)
+    xs = SortedInputs.of(X)
+    xmin, xmax = xs.values[:, 0].copy(), xs.values[:, -1].copy()
     usable = xmax > xmin
     d = knot_cost(settings, int(usable.sum()))
     yc = y - y.mean()
@@ -195,7 +182,7 @@ def forward_pass(X: np.ndarray, y: np.ndarray, settings: MarsSettings) -> Forwar
         for entry, cached in queue.examine(iteration):
             l = entry.bf
             if l not in searches:
-                searches[l] = _new_search(B, l, X, order, xmin, yc, usable, settings)
+                searches[l] = _new_search(B, l, xs, xmin, yc, usable, settings)
             search = searches[l]
             if search is None:  # no admissible variable or too little support
                 queue.update(entry, -1, -1.0)
@@ -214,7 +201,7 @@ def forward_pass(X: np.ndarray, y: np.ndarray, settings: MarsSettings) -> Forwar
                 knot = np.where(take_pair, np.where(found, cand.knot, np.nan), search.xmin[rows])
                 # MARS compares the hinge with every existing basis function and with the
                 # linear candidate just tried; a pair without a knot is never added
-                dup = B.duplicates(v, np.nan_to_num(knot, nan=np.inf), l)
+                dup = B.duplicates(v, knot, l)  # NaN knots match nothing
                 dup |= take_pair & found & (np.abs(knot - search.xmin[rows]) < SAME)
                 addable = ~take_pair | found
             else:
@@ -269,7 +256,7 @@ def forward_pass(X: np.ndarray, y: np.ndarray, settings: MarsSettings) -> Forwar
     )
 
 
-def _new_search(B: _Basis, l, X, order, xmin, yc, usable, settings) -> ParentSearch | None:
+def _new_search(B: _Basis, l, xs, xmin, yc, usable, settings) -> ParentSearch | None:
     """The parent's search structure, or None when MARS 3.6 discards the parent."""
     if B.degree[l] >= settings.mi:
         return None
@@ -285,4 +272,4 @@ def _new_search(B: _Basis, l, X, order, xmin, yc, usable, settings) -> ParentSea
     sp = spans(nep, n_support, settings.alpha, settings.minspan)
     if n_support <= max(sp.endspan, sp.endspan_low):
         return None
-    return ParentSearch(b, X, order, xmin, yc, np.flatnonzero(eligible), sp)
+    return ParentSearch(b, xs, xmin, yc, np.flatnonzero(eligible), sp)

@@ -34,6 +34,22 @@ COLLINEAR = 1e-4
 
 
 @dataclass(frozen=True)
+class SortedInputs:
+    """Per-fit sort of the standardized inputs (n, p): ``order[v]`` sorts input ``v``,
+    ``values[v]`` are its sorted values, ``XT`` is ``X.T`` (contiguous)."""
+
+    order: np.ndarray
+    values: np.ndarray
+    XT: np.ndarray
+
+    @classmethod
+    def of(cls, X: np.ndarray) -> SortedInputs:
+        XT = np.ascontiguousarray(X.T)
+        order = np.argsort(XT, axis=1)  # the order within ties never matters
+        return cls(order, np.take_along_axis(XT, order, axis=1), XT)
+
+
+@dataclass(frozen=True)
 class Candidates:
     """The best candidate of each searched variable of one parent.
 
@@ -56,10 +72,8 @@ class ParentSearch:
     ----------
     b : (n,) array
         The parent basis function on the training cases (ones for the constant).
-    X : (n, p) array
-        Standardized inputs.
-    order : (p, n) int array
-        ``order[v]`` sorts ``X[:, v]`` ascending.
+    xs : SortedInputs
+        The standardized inputs, sorted.
     xmin : (p,) array
         Minimum of each input over all training cases.
     yc : (n,) array
@@ -70,52 +84,71 @@ class ParentSearch:
         The parent's minimum and end spans.
     """
 
-    def __init__(self, b, X, order, xmin, yc, variables, sp: Spans):
+    def __init__(self, b, xs: SortedInputs, xmin, yc, variables, sp: Spans):
         n = len(b)
-        S = np.flatnonzero(b > 0)
-        m, P = len(S), len(variables)
-        self.n, self.support, self.variables, self.spans = n, S, variables, sp
+        P = len(variables)
+        desc = xs.order[variables, ::-1]  # case indices, x descending
+        if np.all(b > 0):
+            m = n
+            xd = xs.values[variables, ::-1]
+        else:
+            keep = b[desc] > 0
+            m = int(np.count_nonzero(keep[0]))
+            desc = desc[keep].reshape(P, m)
+            xd = xs.values[variables, ::-1][keep].reshape(P, m)
+        self.n, self.n_support, self.variables, self.spans = n, m, variables, sp
         self.row = {int(v): r for r, v in enumerate(variables)}
-        bS, yS = b[S], yc[S]
-        pos = np.full(n, -1, dtype=np.intp)
-        pos[S] = np.arange(m)
-        ordv = order[variables]
-        o = pos[ordv[b[ordv] > 0].reshape(P, m)]  # (P, m): support positions by x
-        XS = X[np.ix_(S, variables)]
-        xs = np.take_along_axis(XS.T, o, axis=1)
-        q = knot_positions(xs, sp)
+        q = knot_positions(xd[:, ::-1], sp)  # ascending positions, highest first
         K = q.shape[1]
         self.K = K
-        self.valid = q >= 0
-        self.t = np.take_along_axis(xs, np.maximum(q, 0), axis=1)
-        # blocks between consecutive candidates, top first: row r*K + c holds the cases
-        # at sorted positions [q_c, q_{c-1}) with q_{-1} = m
-        upper = np.concatenate([np.full((P, 1), m), q[:, :-1]], axis=1)
-        lengths = np.where(self.valid, upper - q, 0)
-        lowest = np.where(self.valid, q, m).min(axis=1, initial=m)
-        keep = np.arange(m)[None, :] < (m - lowest)[:, None]
-        idx = o[:, ::-1][keep]
-        xk = xs[:, ::-1][keep]
-        bk = bS[idx]
-        self.indptr = np.concatenate([[0], np.cumsum(lengths.ravel())])
-        self.indices = idx
-        self.data_b, self.data_bx = bk, bk * xk
-        shape = (P * K, m)
-        self._Mb = sps.csr_matrix((self.data_b, idx, self.indptr), shape=shape)
-        self._Mbx = sps.csr_matrix((self.data_bx, idx, self.indptr), shape=shape)
-        Mbxx = sps.csr_matrix((self.data_bx * xk, idx, self.indptr), shape=shape)
-        Z = np.column_stack([np.ones(m), bS, yS])
-        Rb = self._suffix(self._Mb @ Z, P)
-        Rx = self._suffix(self._Mbx @ Z, P)
-        self.S0, self.T0, self.U0 = Rb[..., 0], Rb[..., 1], Rb[..., 2]
-        self.S1, self.T1, self.U1 = Rx[..., 0], Rx[..., 1], Rx[..., 2]
-        self.T2 = self._suffix((Mbxx @ bS)[:, None], P)[..., 0]
-        # the linear candidates L_v = b (x_v - min x_v), on the support
-        self.xmin = xmin[variables]
-        self.L = bS[:, None] * (XS - self.xmin)
-        self.L_sum = self.L.sum(axis=0)
-        self.L_ss = np.einsum("ij,ij->j", self.L, self.L) - self.L_sum**2 / n
-        self.L_y = self.L.T @ yS
+        valid = q >= 0
+        j = np.where(valid, m - 1 - q, 0)  # the same positions in descending order
+        self.t = np.take_along_axis(xd, j, axis=1)
+        t = self.t
+        bd = b[desc]
+        bx = bd * xd
+        yd = yc[desc]
+        # suffix sums over x >= t are prefix sums in descending order
+        W = np.stack([bd, bd * bd, bd * yd, bx, bx * bd, bx * yd, bx * bx])
+        np.cumsum(W, axis=2, out=W)
+        S0, T0, U0, S1, T1, U1, T2 = np.take_along_axis(W, np.broadcast_to(j, (7, P, K)), axis=2)
+        # blocks between consecutive candidates, top first: row r*K + c holds descending
+        # positions (j_{c-1}, j_c]; rows of invalid (padding) candidates are empty
+        last = np.where(valid, j, -1).max(axis=1, initial=-1)
+        lengths = np.diff(
+            np.concatenate([np.full((P, 1), -1), np.where(valid, j, last[:, None])], axis=1), axis=1
+        ).ravel()
+        take = np.arange(m)[None, :] <= last[:, None]
+        indptr = np.zeros(P * K + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        nnz = int(indptr[-1])
+        self._indptr = indptr
+        self._idx = desc[take].astype(np.int32)
+        self._data_b, self._data_bx = bd[take], bx[take]
+        # one sparse matrix for both weightings: rows [b blocks; b x blocks]
+        self._M = sps.csr_matrix(
+            (
+                np.concatenate([self._data_b, self._data_bx]),
+                np.concatenate([self._idx, self._idx]),
+                np.concatenate([indptr, indptr[1:] + nnz]).astype(np.int32),
+            ),
+            shape=(2 * P * K, n),
+        )
+        self._row_M: dict[int, sps.csr_matrix] = {}
+        # the linear candidates L_v = b (x_v - min x_v), zero off the support: (P, n)
+        xm = xmin[variables]
+        self.xmin = xm
+        self.L = (xs.XT[variables] - xm[:, None]) * b
+        L_sum = self.L.sum(axis=1)
+        self.L_ss = np.einsum("ij,ij->i", self.L, self.L) - L_sum**2 / n
+        self.L_y = self.L @ yc
+        # what does not depend on the basis: sum H, the centred SS of H, H.y, H.L
+        xm = xm[:, None]
+        sum_h = S1 - t * S0
+        self.dv = T2 - 2 * t * T1 + t * t * T0 - sum_h**2 / n
+        self.hy = U1 - t * U0
+        self.hL = T2 - (t + xm) * T1 + t * xm * T0 - sum_h * L_sum[:, None] / n
+        self.admissible = valid & (self.dv > 0)
         # accumulated projections on the basis columns seen so far
         self.L_proj_ss = np.zeros(P)
         self.L_proj_y = np.zeros(P)
@@ -125,105 +158,93 @@ class ParentSearch:
         self.C = np.zeros((P, K))
         self.knot_done = np.zeros(P, dtype=np.intp)
 
-    def _suffix(self, block_sums: np.ndarray, P: int) -> np.ndarray:
-        return np.cumsum(block_sums.reshape(P, self.K, block_sums.shape[1]), axis=1)
-
-    @property
-    def n_support(self) -> int:
-        return len(self.support)
-
-    def rows(self, var: int) -> np.ndarray:
+    def rows(self, var: int) -> slice:
         """Rows to search: all variables (``var < 0``) or one."""
         if var < 0:
-            return np.arange(len(self.variables))
-        return np.array([self.row[var]])
+            return slice(None)
+        r = self.row[var]
+        return slice(r, r + 1)
 
     # ----------------------------------------------------------------- catching up
-    def _new_columns(self, rows, Q, kr, knots: bool):
+    def _catch_up(self, rows: slice, Q, dy, kr, knots: bool) -> None:
+        """Add the projections on basis columns not yet seen by ``rows``."""
         k0 = int(self.lin_done[rows].min())
-        if knots:
+        if knots and self.K:
             k0 = min(k0, int(self.knot_done[rows].min()))
-        return k0, Q[self.support, k0:kr]
-
-    def _catch_up(self, rows, Q, dy, kr, knots: bool) -> None:
-        k0, QS = self._new_columns(rows, Q, kr, knots)
-        if QS.shape[1] == 0:
+        if k0 >= kr:
             return
+        QS = Q[:, k0:kr]
         cols = np.arange(k0, kr)
         dyn = dy[k0:kr]
-        proj = self.L[:, rows].T @ QS  # (R, nn): L_v . Q_k
-        lin_new = cols[None, :] >= self.lin_done[rows][:, None]
-        pl = proj * lin_new
+        proj = self.L[rows] @ QS  # (R, nn): L_v . Q_k
+        fresh = cols[None, :] >= self.lin_done[rows][:, None]
+        pl = proj * fresh
         self.L_proj_ss[rows] += np.einsum("rk,rk->r", pl, pl)
         self.L_proj_y[rows] += pl @ dyn
         self.lin_done[rows] = kr
         if not knots or self.K == 0:
             return
         V0, V1 = self._block_suffix(rows, QS)
-        knot_new = cols[None, :] >= self.knot_done[rows][:, None]
-        HQ = (V1 - self.t[rows][:, :, None] * V0) * knot_new[:, None, :]
+        fresh = (cols[None, :] >= self.knot_done[rows][:, None])[:, None, :]
+        HQ = (V1 - self.t[rows][:, :, None] * V0) * fresh
         self.A[rows] += HQ @ dyn
         self.B[rows] += np.einsum("rkc,rkc->rk", HQ, HQ)
-        self.C[rows] += np.einsum("rkc,rc->rk", HQ, proj * knot_new)
+        self.C[rows] += np.einsum("rkc,rc->rk", HQ, proj)
         self.knot_done[rows] = kr
 
-    def _block_suffix(self, rows, QS):
+    def _block_suffix(self, rows: slice, QS):
         """Suffix sums of b Q and b x Q at the candidate knots of ``rows``."""
         P, K = len(self.variables), self.K
-        if len(rows) == P:
-            V0 = self._suffix(self._Mb @ QS, P)
-            V1 = self._suffix(self._Mbx @ QS, P)
-            return V0, V1
-        V0 = np.zeros((len(rows), K, QS.shape[1]))
-        V1 = np.zeros_like(V0)
-        for i, r in enumerate(rows):
-            kv = int(self.valid[r].sum())
-            if kv == 0:
-                continue
-            lo, hi = self.indptr[r * K], self.indptr[r * K + kv]
-            G = QS[self.indices[lo:hi]]
-            starts = self.indptr[r * K : r * K + kv] - lo
-            V0[i, :kv] = np.cumsum(
-                np.add.reduceat(G * self.data_b[lo:hi, None], starts, axis=0), axis=0
+        if rows.start is None:
+            BQ = (self._M @ QS).reshape(2, P, K, QS.shape[1])
+            np.cumsum(BQ, axis=2, out=BQ)
+            return BQ[0], BQ[1]
+        r = rows.start
+        M = self._row_M.get(r)
+        if M is None:
+            a, c = self._indptr[r * K], self._indptr[(r + 1) * K]
+            ptr = self._indptr[r * K : (r + 1) * K + 1] - a
+            M = sps.csr_matrix(
+                (
+                    np.concatenate([self._data_b[a:c], self._data_bx[a:c]]),
+                    np.concatenate([self._idx[a:c], self._idx[a:c]]),
+                    np.concatenate([ptr, ptr[1:] + (c - a)]).astype(np.int32),
+                ),
+                shape=(2 * K, self.n),
             )
-            V1[i, :kv] = np.cumsum(
-                np.add.reduceat(G * self.data_bx[lo:hi, None], starts, axis=0), axis=0
-            )
-        return V0, V1
+            self._row_M[r] = M
+        BQ = (M @ QS).reshape(2, 1, K, QS.shape[1])
+        np.cumsum(BQ, axis=2, out=BQ)
+        return BQ[0], BQ[1]
 
     # ------------------------------------------------------------------ evaluation
-    def evaluate(self, rows, Q, dy, kr: int, rss: float, knots: bool) -> Candidates:
+    def evaluate(self, rows: slice, Q, dy, kr: int, rss: float, knots: bool) -> Candidates:
         """Score the linear candidate and (if ``knots``) every allowed knot for each row.
 
         ``Q[:, :kr]`` is the current centred orthonormal basis and ``dy = Q^T y``.
         """
         self._catch_up(rows, Q, dy, kr, knots)
-        n = self.n
-        resid = self.L_ss[rows] - self.L_proj_ss[rows]
-        lin_ok = (self.L_ss[rows] > 0) & (resid >= COLLINEAR * self.L_ss[rows])
-        safe = np.where(lin_ok, resid, 1.0)
-        qy = np.where(lin_ok, (self.L_y[rows] - self.L_proj_y[rows]) / np.sqrt(safe), 0.0)
-        rss_lin = rss - qy**2
-        rss_pair = np.full(len(rows), np.nan)
-        knot = np.full(len(rows), np.nan)
-        if knots and self.K:
-            t = self.t[rows]
-            S0, S1, T0, T1, T2 = (a[rows] for a in (self.S0, self.S1, self.T0, self.T1, self.T2))
-            sum_h = S1 - t * S0
-            dv = T2 - 2 * t * T1 + t * t * T0 - sum_h**2 / n  # centred SS of H
-            hr = self.U1[rows] - t * self.U0[rows] - self.A[rows]
-            hh = dv - self.B[rows]
-            # with L in the basis: project H on its orthonormalised column too
-            xm = self.xmin[rows][:, None]
-            hL = T2 - (t + xm) * T1 + t * xm * T0 - sum_h * self.L_sum[rows][:, None] / n
-            hq = np.where(lin_ok[:, None], (hL - self.C[rows]) / np.sqrt(safe)[:, None], 0.0)
-            hr = hr - hq * qy[:, None]
-            hh = hh - hq**2
-            ok = self.valid[rows] & (dv > 0) & (hh > COLLINEAR * dv)
-            gain = np.where(ok, hr**2 / np.where(ok, hh, 1.0), -np.inf)
-            best = np.argmax(gain, axis=1)  # first maximum: the highest knot among ties
-            g = gain[np.arange(len(rows)), best]
-            found = np.isfinite(g)
-            rss_pair = np.where(found, rss_lin - g, np.nan)
-            knot = np.where(found, t[np.arange(len(rows)), best], np.nan)
+        L_ss = self.L_ss[rows]
+        resid = L_ss - self.L_proj_ss[rows]
+        lin_ok = (L_ss > 0) & (resid >= COLLINEAR * L_ss)
+        norm = np.sqrt(np.where(lin_ok, resid, 1.0))
+        qy = np.where(lin_ok, (self.L_y[rows] - self.L_proj_y[rows]) / norm, 0.0)
+        rss_lin = rss - qy * qy
+        R = len(rss_lin)
+        if not (knots and self.K):
+            nan = np.full(R, np.nan)
+            return Candidates(self.variables[rows], lin_ok, rss_lin, nan, nan)
+        # H against the basis and, if L enters first, against L's orthonormal column
+        hq = (self.hL[rows] - self.C[rows]) * np.where(lin_ok, 1.0 / norm, 0.0)[:, None]
+        hr = self.hy[rows] - self.A[rows] - hq * qy[:, None]
+        dv = self.dv[rows]
+        hh = dv - self.B[rows] - hq * hq
+        ok = self.admissible[rows] & (hh > COLLINEAR * dv)
+        gain = np.where(ok, hr * hr / np.where(ok, hh, 1.0), -np.inf)
+        best = np.argmax(gain, axis=1)  # first maximum: the highest knot among ties
+        at = np.arange(R)
+        g = gain[at, best]
+        found = g > -np.inf
+        rss_pair = np.where(found, rss_lin - g, np.nan)
+        knot = np.where(found, self.t[rows][at, best], np.nan)
         return Candidates(self.variables[rows], lin_ok, rss_lin, rss_pair, knot)

@@ -25,6 +25,12 @@ import numpy as np
 NEW_IMPROVEMENT = 9.9e30
 
 
+def _single(x: float) -> float:
+    """``x`` rounded to single precision (MARS 3.6 keeps the queue in REAL), as a
+    Python float: ties in single precision decide the ranking."""
+    return float(np.float32(x))
+
+
 def singleton_order(values, perm: list[int]) -> list[int]:
     """Reorder ``perm`` (indices into ``values``) so that ``values[perm]`` ascends.
 
@@ -109,7 +115,7 @@ class QueueEntry:
     """One potential parent: basis function ``bf`` (0 = the constant)."""
 
     bf: int
-    imp: float = NEW_IMPROVEMENT  # last improvement (RSS/n) it gave, float32 as in MARS
+    imp: float = float(np.float32(NEW_IMPROVEMENT))  # last improvement (RSS/n), single
     itr_eval: int = 0  # iteration of that evaluation
     var_cache: int = -1  # variable to search alone (-1: search all)
     itr_cache: int = 0  # iteration at which var_cache was filled
@@ -130,11 +136,11 @@ class ParentQueue:
         self.entries = [e for e in self.entries if e.imp >= -0.5]
         self.entries.append(QueueEntry(bf))
         lq = len(self.entries)
-        imp = [np.float32(e.imp) for e in self.entries]
+        imp = [e.imp for e in self.entries]  # float32 values held as Python floats
         ranked = singleton_order(imp, list(range(lq)))
         prio = [0.0] * lq
         for rank, e in enumerate(ranked, start=1):
-            prio[e] = np.float32(rank + self.beta * (self.itr - self.entries[e].itr_eval))
+            prio[e] = _single(rank + self.beta * (self.itr - self.entries[e].itr_eval))
         # the second sort starts from the first one's permutation, as in MARS
         self.order = singleton_order(prio, ranked)
 
@@ -153,7 +159,7 @@ class ParentQueue:
     def update(self, entry: QueueEntry, best_var: int, imp: float) -> None:
         """Record an examination: its improvement, and the best variable if the cache
         was empty (``imp = -1`` discards the parent at the next :meth:`add`)."""
-        entry.imp = float(np.float32(imp))
+        entry.imp = _single(imp)
         entry.itr_eval = self.itr
         if entry.var_cache < 0:
             entry.var_cache = best_var
