@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .basis import BasisFunction, MarsSettings, hinge, variables_of
-from .knots import COLLINEAR, ParentSearch, SortedInputs
+from .knots import COLLINEAR, KnotSearch, ParentRows, SortedInputs
 from .queue import ParentQueue
 from .spans import spans
 
@@ -125,23 +125,12 @@ class _Basis:
         self.vars_of.append(variables_of(self.basis, M + 1))
         return M + 1
 
-    def duplicates(self, variables, knots, parent: int) -> np.ndarray:
-        """Which candidates ``(v, +1, t, parent)`` already exist (MARS 3.6 ``newb``)."""
-        dup = np.zeros(len(variables), dtype=bool)
-        for v, t in self.hinges_of.get(parent, ()):
-            dup |= (variables == v) & (np.abs(knots - t) < SAME)
-        return dup
-
-
-def _pick(values: np.ndarray, ok: np.ndarray, strict: bool) -> int:
-    """Index of the winner of a sequential scan with ``<`` (first minimum) or ``<=``
-    (last minimum) among ``ok``; -1 if none."""
-    idx = np.flatnonzero(ok)
-    if idx.size == 0:
-        return -1
-    v = values[idx]
-    hits = idx[v == v.min()]
-    return int(hits[0] if strict else hits[-1])
+    def exists(self, variable: int, knot: float, parent: int) -> bool:
+        """Whether ``(x_variable - knot)_+`` times ``parent`` is already a basis function
+        (MARS 3.6 ``newb``: equal within 1e-5 in standardized units; NaN matches none)."""
+        return any(
+            v == variable and abs(t - knot) < SAME for v, t in self.hinges_of.get(parent, ())
+        )
 
 
 def forward_pass(X: np.ndarray, y: np.ndarray, settings: MarsSettings) -> ForwardPass:
@@ -171,7 +160,8 @@ def forward_pass(X: np.ndarray, y: np.ndarray, settings: MarsSettings) -> Forwar
     fln = 1.0 + 4.0 / n
     queue = ParentQueue(settings.fast_k, settings.fast_beta, settings.fast_h)
     queue.add(0)
-    searches: dict[int, ParentSearch | None] = {}
+    table = KnotSearch(xs, xmin, yc, max_rows=(nk + 1) * p)
+    parents: dict[int, ParentRows | None] = {}
     best_of_parent = 0.0  # MARS keeps the last parent's best when a parent finds none
     iteration, cost = 0, 1.0
     while len(B) < nk and cost < max_cost:
@@ -179,46 +169,61 @@ def forward_pass(X: np.ndarray, y: np.ndarray, settings: MarsSettings) -> Forwar
         rss0 = B.rss / n
         M = len(B)
         win, win_value = None, BIG
+        plan = []
         for entry, cached in queue.examine(iteration):
             l = entry.bf
-            if l not in searches:
-                searches[l] = _new_search(B, l, xs, xmin, yc, usable, settings)
-            search = searches[l]
-            if search is None:  # no admissible variable or too little support
+            if l not in parents:
+                parents[l] = _new_parent(B, l, table, usable, settings)
+            pr = parents[l]
+            rows = pr.rows(cached) if pr is not None else np.zeros(0, dtype=np.intp)
+            plan.append((entry, cached, pr, rows))
+        cand = table.evaluate(np.concatenate([r for *_, r in plan]), B.Q, B.dy, B.kr, B.rss)
+        results = zip(
+            cand.variables.tolist(),
+            cand.linear_ok.tolist(),
+            cand.rss_linear.tolist(),
+            cand.rss_pair.tolist(),
+            cand.knot.tolist(),
+            cand.xmin.tolist(),
+            strict=True,
+        )
+        for entry, cached, pr, rows in plan:
+            if pr is None:  # no admissible variable or too little support: discard
                 queue.update(entry, -1, -1.0)
                 continue
-            rows = search.rows(cached)
-            sp = search.spans
-            knots = M + 1 < nk and search.n_support > sp.endspan + sp.endspan_low
-            cand = search.evaluate(rows, B.Q, B.dy, B.kr, B.rss, knots)
-            v = cand.variables
-            if knots:
-                lin = np.where(cand.linear_ok, cand.rss_linear / n, BIG)
-                found = ~np.isnan(cand.rss_pair)
-                pair = (cand.rss_linear + np.where(found, cand.rss_pair - cand.rss_linear, BIG)) / n
-                take_pair = lin > fln * pair
-                value = np.where(take_pair, pair, lin)
-                knot = np.where(take_pair, np.where(found, cand.knot, np.nan), search.xmin[rows])
-                # MARS compares the hinge with every existing basis function and with the
-                # linear candidate just tried; a pair without a knot is never added
-                dup = B.duplicates(v, knot, l)  # NaN knots match nothing
-                dup |= take_pair & found & (np.abs(knot - search.xmin[rows]) < SAME)
-                addable = ~take_pair | found
-            else:
-                value = cand.rss_linear / n
-                take_pair = np.zeros(len(v), dtype=bool)
-                knot = search.xmin[rows]
-                dup = B.duplicates(v, knot, l)
-                addable = np.ones(len(v), dtype=bool)
-            strict = knots
+            l = entry.bf
+            sp = pr.spans
+            knots = M + 1 < nk and pr.n_support > sp.endspan + sp.endspan_low
+            best_parent = BIG
             jq = cached
-            i = _pick(value, ~dup, strict)
-            if i >= 0 and (value[i] < BIG if strict else value[i] <= BIG):
-                best_of_parent, jq = float(value[i]), int(v[i])
-            g = _pick(value, ~dup & addable, strict)
-            if g >= 0 and (value[g] < win_value if strict else value[g] <= win_value):
-                win_value = float(value[g])
-                win = (int(v[g]), float(knot[g]), l, not take_pair[g])
+            # MARS 3.6 scans the variables in order: a later candidate must be strictly
+            # better when knots are searched, and wins ties when they are not
+            for _ in range(len(rows)):
+                v, ok, rss_lin, rss_pair, t, lo = next(results)
+                if knots:
+                    lin = rss_lin / n if ok else BIG
+                    found = rss_pair == rss_pair  # not NaN
+                    pair = (rss_pair if found else rss_lin + BIG) / n
+                    take_pair = lin > fln * pair
+                    value, knot = (pair, t) if take_pair else (lin, lo)
+                    # the hinge is compared with the linear candidate just tried, too
+                    if take_pair and found and abs(t - lo) < SAME:
+                        continue
+                    if B.exists(v, knot, l):
+                        continue
+                    if value < best_parent:
+                        best_parent, best_of_parent, jq = value, value, v
+                    # a pair without a knot (L collinear, no admissible knot) is never added
+                    if value < win_value and (found or not take_pair):
+                        win_value, win = value, (v, knot, l, not take_pair)
+                else:
+                    value = rss_lin / n
+                    if B.exists(v, lo, l):
+                        continue
+                    if value <= best_parent:
+                        best_parent, best_of_parent, jq = value, value, v
+                    if value <= win_value:
+                        win_value, win = value, (v, lo, l, True)
             queue.update(entry, jq, rss0 - best_of_parent)
         if win is None:  # nothing left to add (MARS would re-add its last winner)
             iteration -= 1
@@ -256,8 +261,10 @@ def forward_pass(X: np.ndarray, y: np.ndarray, settings: MarsSettings) -> Forwar
     )
 
 
-def _new_search(B: _Basis, l, xs, xmin, yc, usable, settings) -> ParentSearch | None:
-    """The parent's search structure, or None when MARS 3.6 discards the parent."""
+def _new_parent(B: _Basis, l: int, table: KnotSearch, usable, settings) -> ParentRows | None:
+    """Add parent ``l``'s rows to the table, or None when MARS 3.6 discards the parent
+    (too many factors, at most 5 supporting cases, no eligible variable, or a support
+    no larger than the end spans)."""
     if B.degree[l] >= settings.mi:
         return None
     b = B.column(l)
@@ -272,4 +279,4 @@ def _new_search(B: _Basis, l, xs, xmin, yc, usable, settings) -> ParentSearch | 
     sp = spans(nep, n_support, settings.alpha, settings.minspan)
     if n_support <= max(sp.endspan, sp.endspan_low):
         return None
-    return ParentSearch(b, xs, xmin, yc, np.flatnonzero(eligible), sp)
+    return table.add_parent(b, np.flatnonzero(eligible), sp)

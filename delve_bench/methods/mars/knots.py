@@ -1,4 +1,4 @@
-"""The knot search of one parent over all its eligible variables at once.
+"""The knot search: every examined parent and eligible variable at once.
 
 For a parent ``b`` and a variable ``x``, the candidate pair adds the linear term
 ``L = b (x - min x)`` and, at a knot ``t``, the hinge ``H_t = b (x - t)_+``. MARS 3.6
@@ -13,11 +13,12 @@ over the cases with ``x >= t`` (y centred, Q the centred orthonormal basis). The
 ``sum H = S1 - t S0``, ``sum H^2 = T2 - 2t T1 + t^2 T0``, ``H.y = U1 - t U0`` and
 ``H.Q_k = V1_k - t V0_k``: each candidate costs O(1) once the sums exist.
 
-The sums over the basis only change by the columns added since the parent was last
-examined (Gram-Schmidt never changes earlier columns), so a :class:`ParentSearch` keeps,
-per variable and candidate knot, ``A = sum_k (H.Q_k)(Q_k.y)``, ``B = sum_k (H.Q_k)^2``
-and ``C = sum_k (H.Q_k)(Q_k.L)`` and adds only the new columns' terms. The block sums
-between consecutive candidate knots are one sparse-times-dense product.
+Gram-Schmidt never changes earlier columns of Q, so for each (parent, variable) row the
+table keeps, per candidate knot, ``A = sum_k (H.Q_k)(Q_k.y)``, ``B = sum_k (H.Q_k)^2``
+and ``C = sum_k (H.Q_k)(Q_k.L)`` and adds only the terms of columns added since the row
+was last examined. Rows of all parents live in one table, so an iteration's search is
+one sparse-times-dense product (block sums between consecutive knots) and a handful of
+array operations, whatever the number of parents.
 """
 
 from __future__ import annotations
@@ -50,8 +51,24 @@ class SortedInputs:
 
 
 @dataclass(frozen=True)
+class ParentRows:
+    """The table rows of one parent: ``first + i`` is variable ``variables[i]``."""
+
+    first: int
+    variables: np.ndarray
+    n_support: int
+    spans: Spans
+
+    def rows(self, var: int) -> np.ndarray:
+        """Rows to search: all variables (``var < 0``) or one."""
+        if var < 0:
+            return np.arange(self.first, self.first + len(self.variables))
+        return np.array([self.first + int(np.searchsorted(self.variables, var))])
+
+
+@dataclass(frozen=True)
 class Candidates:
-    """The best candidate of each searched variable of one parent.
+    """The best candidate of each searched row.
 
     ``rss_linear``: RSS after adding L (the current RSS where L is collinear);
     ``linear_ok``: L was not collinear; ``rss_pair``: RSS after L (if not collinear)
@@ -63,30 +80,74 @@ class Candidates:
     rss_linear: np.ndarray
     rss_pair: np.ndarray
     knot: np.ndarray
+    xmin: np.ndarray
 
 
-class ParentSearch:
-    """Sufficient statistics of one parent for all its eligible variables.
+class KnotSearch:
+    """Sufficient statistics of every (parent, variable) row examined so far.
 
     Parameters
     ----------
-    b : (n,) array
-        The parent basis function on the training cases (ones for the constant).
     xs : SortedInputs
-        The standardized inputs, sorted.
+        The standardized training inputs, sorted.
     xmin : (p,) array
         Minimum of each input over all training cases.
     yc : (n,) array
         Centred targets.
-    variables : (P,) int array
-        The variables eligible for this parent.
-    sp : Spans
-        The parent's minimum and end spans.
+    max_rows : int
+        Capacity: at most (nk + 1) parents times p variables.
     """
 
-    def __init__(self, b, xs: SortedInputs, xmin, yc, variables, sp: Spans):
-        n = len(b)
-        P = len(variables)
+    def __init__(self, xs: SortedInputs, xmin: np.ndarray, yc: np.ndarray, max_rows: int):
+        self.xs, self.xmin, self.yc = xs, xmin, yc
+        n = len(yc)
+        self.n = n
+        self.rows = 0
+        self.K = 0
+        R = max_rows
+        self.var = np.empty(R, dtype=np.intp)
+        self.L = np.empty((R, n))  # L on all cases (zero off the parent's support)
+        self.L_ss = np.empty(R)  # centred sum of squares of L
+        self.L_y = np.empty(R)
+        self.L_proj_ss = np.empty(R)  # accumulated sum_k (L.Q_k)^2
+        self.L_proj_y = np.empty(R)  # accumulated sum_k (L.Q_k)(Q_k.y)
+        self.done = np.empty(R, dtype=np.intp)  # basis columns accumulated
+        self._knot_tables(R, 0)
+        # block structure: data of block (row r, knot c) at [ptr[r, c], ptr[r, c + 1])
+        self._idx = np.zeros(0, dtype=np.int32)
+        self._b = np.zeros(0)
+        self._bx = np.zeros(0)
+        self._nnz = 0
+
+    def _knot_tables(self, R: int, K: int) -> None:
+        """(Re)allocate the (row, knot) tables with K columns, keeping what exists."""
+        old = {}
+        for name in ("t", "dv", "hy", "hL", "A", "B", "C", "admissible", "ptr"):
+            if hasattr(self, name):
+                old[name] = getattr(self, name)
+        # rows are initialised when their parent is added
+        self.t = np.empty((R, K))
+        self.dv = np.empty((R, K))
+        self.hy = np.empty((R, K))
+        self.hL = np.empty((R, K))
+        self.A = np.empty((R, K))
+        self.B = np.empty((R, K))
+        self.C = np.empty((R, K))
+        self.admissible = np.empty((R, K), dtype=bool)
+        self.ptr = np.empty((R, K + 1), dtype=np.int64)
+        r = self.rows
+        for name, a in old.items():
+            new = getattr(self, name)
+            k = a.shape[1]
+            new[:r, :k] = a[:r]
+            # beyond a row's knots: empty blocks (ending where the row ends), no candidates
+            new[:r, k:] = a[:r, -1:] if name == "ptr" else 0
+        self.K = K
+
+    # ---------------------------------------------------------------- new parents
+    def add_parent(self, b: np.ndarray, variables: np.ndarray, sp: Spans) -> ParentRows:
+        """Append the rows of parent ``b`` (n,) for the eligible ``variables``."""
+        xs, n, P = self.xs, self.n, len(variables)
         desc = xs.order[variables, ::-1]  # case indices, x descending
         if np.all(b > 0):
             m = n
@@ -96,155 +157,148 @@ class ParentSearch:
             m = int(np.count_nonzero(keep[0]))
             desc = desc[keep].reshape(P, m)
             xd = xs.values[variables, ::-1][keep].reshape(P, m)
-        self.n, self.n_support, self.variables, self.spans = n, m, variables, sp
-        self.row = {int(v): r for r, v in enumerate(variables)}
         q = knot_positions(xd[:, ::-1], sp)  # ascending positions, highest first
         K = q.shape[1]
-        self.K = K
+        if K > self.K:
+            self._knot_tables(len(self.var), K)
         valid = q >= 0
         j = np.where(valid, m - 1 - q, 0)  # the same positions in descending order
-        self.t = np.take_along_axis(xd, j, axis=1)
-        t = self.t
-        bd = b[desc]
-        bx = bd * xd
-        yd = yc[desc]
-        # suffix sums over x >= t are prefix sums in descending order
-        W = np.stack([bd, bd * bd, bd * yd, bx, bx * bd, bx * yd, bx * bx])
-        np.cumsum(W, axis=2, out=W)
-        S0, T0, U0, S1, T1, U1, T2 = np.take_along_axis(W, np.broadcast_to(j, (7, P, K)), axis=2)
-        # blocks between consecutive candidates, top first: row r*K + c holds descending
-        # positions (j_{c-1}, j_c]; rows of invalid (padding) candidates are empty
+        t = np.take_along_axis(xd, j, axis=1)
+        rows = slice(self.rows, self.rows + P)
+        # blocks between consecutive knots, top first: block c holds the descending
+        # positions (j_{c-1}, j_c]; a row's data ends at its lowest knot
         last = np.where(valid, j, -1).max(axis=1, initial=-1)
-        lengths = np.diff(
-            np.concatenate([np.full((P, 1), -1), np.where(valid, j, last[:, None])], axis=1), axis=1
-        ).ravel()
-        take = np.arange(m)[None, :] <= last[:, None]
-        indptr = np.zeros(P * K + 1, dtype=np.int64)
-        np.cumsum(lengths, out=indptr[1:])
-        nnz = int(indptr[-1])
-        self._indptr = indptr
-        self._idx = desc[take].astype(np.int32)
-        self._data_b, self._data_bx = bd[take], bx[take]
-        # one sparse matrix for both weightings: rows [b blocks; b x blocks]
-        self._M = sps.csr_matrix(
-            (
-                np.concatenate([self._data_b, self._data_bx]),
-                np.concatenate([self._idx, self._idx]),
-                np.concatenate([indptr, indptr[1:] + nnz]).astype(np.int32),
-            ),
-            shape=(2 * P * K, n),
-        )
-        self._row_M: dict[int, sps.csr_matrix] = {}
-        # the linear candidates L_v = b (x_v - min x_v), zero off the support: (P, n)
-        xm = xmin[variables]
-        self.xmin = xm
-        self.L = (xs.XT[variables] - xm[:, None]) * b
-        L_sum = self.L.sum(axis=1)
-        self.L_ss = np.einsum("ij,ij->i", self.L, self.L) - L_sum**2 / n
-        self.L_y = self.L @ yc
-        # what does not depend on the basis: sum H, the centred SS of H, H.y, H.L
+        ends = np.where(valid, j, last[:, None]) + 1  # (P, K) block ends per row
+        take = np.arange(m)[None, :] < (last + 1)[:, None]
+        idx = desc[take]
+        nnz = len(idx)
+        bk = b[idx]
+        xk = xd[take]
+        bxk = bk * xk
+        local = np.concatenate([[0], np.cumsum(last + 1)[:-1]])  # row starts in idx
+        ptr = self.ptr[rows]
+        ptr[:, 0] = self._nnz + local
+        ptr[:, 1 : K + 1] = (self._nnz + local)[:, None] + ends
+        ptr[:, K + 1 :] = ptr[:, K : K + 1]
+        self._append(idx, bk, bxk)
+        # suffix sums over x >= t: block sums (one sparse product) accumulated downwards
+        starts = local[:, None] + np.concatenate([np.zeros((P, 1), np.intp), ends], axis=1)[:, :K]
+        indptr = np.concatenate([starts.ravel(), [nnz]]).astype(np.int32)
+        Z = np.column_stack([np.ones(n), b, self.yc])
+        idx32 = self._idx[self._nnz - nnz : self._nnz]
+        sums = []
+        for data, rhs in ((bk, Z), (bxk, Z), (bxk * xk, b[:, None])):
+            M = sps.csr_matrix((data, idx32, indptr), shape=(P * K, n))
+            sums.append(np.cumsum((M @ rhs).reshape(P, K, rhs.shape[1]), axis=1))
+        (S0, T0, U0), (S1, T1, U1), (T2,) = (np.moveaxis(a, 2, 0) for a in sums)
+        # the linear candidates L_v = b (x_v - min x_v)
+        xm = self.xmin[variables]
+        L = (xs.XT[variables] - xm[:, None]) * b
+        L_sum = L.sum(axis=1)
+        self.var[rows] = variables
+        self.L[rows] = L
+        self.L_ss[rows] = np.einsum("ij,ij->i", L, L) - L_sum**2 / n
+        self.L_y[rows] = L @ self.yc
+        self.L_proj_ss[rows] = self.L_proj_y[rows] = self.done[rows] = 0
+        # what does not depend on the basis: the centred SS of H, H.y, H.L
         xm = xm[:, None]
         sum_h = S1 - t * S0
-        self.dv = T2 - 2 * t * T1 + t * t * T0 - sum_h**2 / n
-        self.hy = U1 - t * U0
-        self.hL = T2 - (t + xm) * T1 + t * xm * T0 - sum_h * L_sum[:, None] / n
-        self.admissible = valid & (self.dv > 0)
-        # accumulated projections on the basis columns seen so far
-        self.L_proj_ss = np.zeros(P)
-        self.L_proj_y = np.zeros(P)
-        self.lin_done = np.zeros(P, dtype=np.intp)
-        self.A = np.zeros((P, K))
-        self.B = np.zeros((P, K))
-        self.C = np.zeros((P, K))
-        self.knot_done = np.zeros(P, dtype=np.intp)
+        dv = T2 - 2 * t * T1 + t * t * T0 - sum_h**2 / n
+        for table in (self.t, self.dv, self.hy, self.hL, self.A, self.B, self.C):
+            table[rows] = 0.0
+        self.t[rows, :K] = t
+        self.dv[rows, :K] = dv
+        self.hy[rows, :K] = U1 - t * U0
+        self.hL[rows, :K] = T2 - (t + xm) * T1 + t * xm * T0 - sum_h * L_sum[:, None] / n
+        self.admissible[rows] = False
+        self.admissible[rows, :K] = valid & (dv > 0)
+        first = self.rows
+        self.rows += P
+        return ParentRows(first, np.asarray(variables), m, sp)
 
-    def rows(self, var: int) -> slice:
-        """Rows to search: all variables (``var < 0``) or one."""
-        if var < 0:
-            return slice(None)
-        r = self.row[var]
-        return slice(r, r + 1)
+    def _append(self, idx: np.ndarray, b: np.ndarray, bx: np.ndarray) -> None:
+        """Append block data (case indices, b, b x) to the growing buffers."""
+        nnz = len(idx)
+        if self._nnz + nnz > len(self._b):
+            cap = max(2 * len(self._b), self._nnz + nnz)
+            for name in ("_idx", "_b", "_bx"):
+                a = getattr(self, name)
+                grown = np.empty(cap, dtype=a.dtype)
+                grown[: self._nnz] = a[: self._nnz]
+                setattr(self, name, grown)
+        s = slice(self._nnz, self._nnz + nnz)
+        self._idx[s], self._b[s], self._bx[s] = idx, b, bx
+        self._nnz += nnz
 
     # ----------------------------------------------------------------- catching up
-    def _catch_up(self, rows: slice, Q, dy, kr, knots: bool) -> None:
-        """Add the projections on basis columns not yet seen by ``rows``."""
-        k0 = int(self.lin_done[rows].min())
-        if knots and self.K:
-            k0 = min(k0, int(self.knot_done[rows].min()))
-        if k0 >= kr:
-            return
-        QS = Q[:, k0:kr]
-        cols = np.arange(k0, kr)
-        dyn = dy[k0:kr]
-        proj = self.L[rows] @ QS  # (R, nn): L_v . Q_k
-        fresh = cols[None, :] >= self.lin_done[rows][:, None]
-        pl = proj * fresh
-        self.L_proj_ss[rows] += np.einsum("rk,rk->r", pl, pl)
-        self.L_proj_y[rows] += pl @ dyn
-        self.lin_done[rows] = kr
-        if not knots or self.K == 0:
-            return
-        V0, V1 = self._block_suffix(rows, QS)
-        fresh = (cols[None, :] >= self.knot_done[rows][:, None])[:, None, :]
-        HQ = (V1 - self.t[rows][:, :, None] * V0) * fresh
-        self.A[rows] += HQ @ dyn
-        self.B[rows] += np.einsum("rkc,rkc->rk", HQ, HQ)
-        self.C[rows] += np.einsum("rkc,rc->rk", HQ, proj)
-        self.knot_done[rows] = kr
+    def _catch_up(self, sel: np.ndarray, Q: np.ndarray, dy: np.ndarray, kr: int) -> None:
+        """Add the projections on the basis columns the rows ``sel`` have not seen, one
+        group of rows per number of columns already seen."""
+        done = self.done[sel]
+        for k0 in np.unique(done[done < kr]).tolist():
+            rows = sel[done == k0]
+            QS = Q[:, k0:kr]
+            dyn = dy[k0:kr]
+            proj = self.L[rows] @ QS  # (R, nn): L_v . Q_k
+            self.L_proj_ss[rows] += np.einsum("rk,rk->r", proj, proj)
+            self.L_proj_y[rows] += proj @ dyn
+            V0, V1 = self._block_suffix(rows, QS)
+            V1 -= self.t[rows][:, :, None] * V0  # H . Q_k
+            self.A[rows] += V1 @ dyn
+            self.B[rows] += np.einsum("rkc,rkc->rk", V1, V1)
+            self.C[rows] += np.einsum("rkc,rc->rk", V1, proj)
+        self.done[sel] = kr
 
-    def _block_suffix(self, rows: slice, QS):
-        """Suffix sums of b Q and b x Q at the candidate knots of ``rows``."""
-        P, K = len(self.variables), self.K
-        if rows.start is None:
-            BQ = (self._M @ QS).reshape(2, P, K, QS.shape[1])
-            np.cumsum(BQ, axis=2, out=BQ)
-            return BQ[0], BQ[1]
-        r = rows.start
-        M = self._row_M.get(r)
-        if M is None:
-            a, c = self._indptr[r * K], self._indptr[(r + 1) * K]
-            ptr = self._indptr[r * K : (r + 1) * K + 1] - a
-            M = sps.csr_matrix(
-                (
-                    np.concatenate([self._data_b[a:c], self._data_bx[a:c]]),
-                    np.concatenate([self._idx[a:c], self._idx[a:c]]),
-                    np.concatenate([ptr, ptr[1:] + (c - a)]).astype(np.int32),
-                ),
-                shape=(2 * K, self.n),
-            )
-            self._row_M[r] = M
-        BQ = (M @ QS).reshape(2, 1, K, QS.shape[1])
+    def _block_suffix(self, sel: np.ndarray, QS: np.ndarray):
+        """Suffix sums of b Q and b x Q at every knot of the rows ``sel``."""
+        R, K = len(sel), self.K
+        ptr = self.ptr[sel]
+        lengths = np.diff(ptr, axis=1).ravel()
+        first = ptr[:, 0]
+        total = int(ptr[:, -1].sum() - first.sum())
+        # gather the rows' data: consecutive ranges [ptr[r, 0], ptr[r, K])
+        span = ptr[:, -1] - first
+        offsets = np.repeat(first - np.concatenate([[0], np.cumsum(span)[:-1]]), span)
+        g = np.arange(total) + offsets
+        indptr = np.zeros(R * K + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        M = sps.csr_matrix(
+            (
+                np.concatenate([self._b[g], self._bx[g]]),
+                np.tile(self._idx[g], 2),
+                np.concatenate([indptr, indptr[1:] + total]).astype(np.int32),
+            ),
+            shape=(2 * R * K, self.n),
+        )
+        BQ = (M @ QS).reshape(2, R, K, QS.shape[1])
         np.cumsum(BQ, axis=2, out=BQ)
         return BQ[0], BQ[1]
 
     # ------------------------------------------------------------------ evaluation
-    def evaluate(self, rows: slice, Q, dy, kr: int, rss: float, knots: bool) -> Candidates:
-        """Score the linear candidate and (if ``knots``) every allowed knot for each row.
+    def evaluate(self, sel: np.ndarray, Q, dy, kr: int, rss: float) -> Candidates:
+        """Score the linear candidate and every allowed knot of each row in ``sel``.
 
         ``Q[:, :kr]`` is the current centred orthonormal basis and ``dy = Q^T y``.
         """
-        self._catch_up(rows, Q, dy, kr, knots)
-        L_ss = self.L_ss[rows]
-        resid = L_ss - self.L_proj_ss[rows]
+        self._catch_up(sel, Q, dy, kr)
+        L_ss = self.L_ss[sel]
+        resid = L_ss - self.L_proj_ss[sel]
         lin_ok = (L_ss > 0) & (resid >= COLLINEAR * L_ss)
-        norm = np.sqrt(np.where(lin_ok, resid, 1.0))
-        qy = np.where(lin_ok, (self.L_y[rows] - self.L_proj_y[rows]) / norm, 0.0)
+        inv = np.where(lin_ok, 1.0 / np.sqrt(np.where(lin_ok, resid, 1.0)), 0.0)
+        qy = (self.L_y[sel] - self.L_proj_y[sel]) * inv
         rss_lin = rss - qy * qy
-        R = len(rss_lin)
-        if not (knots and self.K):
-            nan = np.full(R, np.nan)
-            return Candidates(self.variables[rows], lin_ok, rss_lin, nan, nan)
         # H against the basis and, if L enters first, against L's orthonormal column
-        hq = (self.hL[rows] - self.C[rows]) * np.where(lin_ok, 1.0 / norm, 0.0)[:, None]
-        hr = self.hy[rows] - self.A[rows] - hq * qy[:, None]
-        dv = self.dv[rows]
-        hh = dv - self.B[rows] - hq * hq
-        ok = self.admissible[rows] & (hh > COLLINEAR * dv)
+        hq = (self.hL[sel] - self.C[sel]) * inv[:, None]
+        hr = self.hy[sel] - self.A[sel] - hq * qy[:, None]
+        dv = self.dv[sel]
+        hh = dv - self.B[sel] - hq * hq
+        ok = self.admissible[sel] & (hh > COLLINEAR * dv)
         gain = np.where(ok, hr * hr / np.where(ok, hh, 1.0), -np.inf)
         best = np.argmax(gain, axis=1)  # first maximum: the highest knot among ties
-        at = np.arange(R)
+        at = np.arange(len(sel))
         g = gain[at, best]
         found = g > -np.inf
         rss_pair = np.where(found, rss_lin - g, np.nan)
-        knot = np.where(found, self.t[rows][at, best], np.nan)
-        return Candidates(self.variables[rows], lin_ok, rss_lin, rss_pair, knot)
+        knot = np.where(found, self.t[sel][at, best], np.nan)
+        var = self.var[sel]
+        return Candidates(var, lin_ok, rss_lin, rss_pair, knot, self.xmin[var])
