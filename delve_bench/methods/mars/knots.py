@@ -184,13 +184,21 @@ class KnotSearch:
         # suffix sums over x >= t: block sums (one sparse product) accumulated downwards
         starts = local[:, None] + np.concatenate([np.zeros((P, 1), np.intp), ends], axis=1)[:, :K]
         indptr = np.concatenate([starts.ravel(), [nnz]]).astype(np.int32)
-        Z = np.column_stack([np.ones(n), b, self.yc])
-        idx32 = self._idx[self._nnz - nnz : self._nnz]
-        sums = []
-        for data, rhs in ((bk, Z), (bxk, Z), (bxk * xk, b[:, None])):
-            M = sps.csr_matrix((data, idx32, indptr), shape=(P * K, n))
-            sums.append(np.cumsum((M @ rhs).reshape(P, K, rhs.shape[1]), axis=1))
-        (S0, T0, U0), (S1, T1, U1), (T2,) = (np.moveaxis(a, 2, 0) for a in sums)
+        # rows [b; b x; b x^2] times columns [1, b, y]: every sum in one product
+        M = sps.csr_matrix(
+            (
+                np.concatenate([bk, bxk, bxk * xk]),
+                np.tile(self._idx[self._nnz - nnz : self._nnz], 3),
+                np.concatenate([indptr[:-1], indptr[:-1] + nnz, indptr + 2 * nnz]),
+            ),
+            shape=(3 * P * K, n),
+        )
+        sums = np.cumsum(
+            (M @ np.column_stack([np.ones(n), b, self.yc])).reshape(3, P, K, 3), axis=2
+        )
+        S0, T0, U0 = sums[0, ..., 0], sums[0, ..., 1], sums[0, ..., 2]
+        S1, T1, U1 = sums[1, ..., 0], sums[1, ..., 1], sums[1, ..., 2]
+        T2 = sums[2, ..., 1]
         # the linear candidates L_v = b (x_v - min x_v)
         xm = self.xmin[variables]
         L = (xs.XT[variables] - xm[:, None]) * b

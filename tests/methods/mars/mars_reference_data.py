@@ -18,6 +18,11 @@ def problem(n: int, p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Training inputs (n, p), targets (n,) and the five test inputs (rows 1001..1005)."""
     i = np.arange(1, n + 1)
     x = design(i, p)
-    f = 10 * np.sin(np.pi * x[:, 0] * x[:, 1]) + 20 * (x[:, 2] - 0.5) ** 2 + 10 * x[:, 3] + 5 * x[:, 4]
+    f = (
+        10 * np.sin(np.pi * x[:, 0] * x[:, 1])
+        + 20 * (x[:, 2] - 0.5) ** 2
+        + 10 * x[:, 3]
+        + 5 * x[:, 4]
+    )
     y = np.round(1024 * (f + 0.5 * np.sin(7.3 * i))) / 1024
     return x, y, design(np.arange(1001, 1006), p)

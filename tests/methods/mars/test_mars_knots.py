@@ -7,7 +7,7 @@ import pytest
 
 from delve_bench.methods.mars.basis import BasisFunction
 from delve_bench.methods.mars.forward import _Basis
-from delve_bench.methods.mars.knots import ParentSearch, SortedInputs
+from delve_bench.methods.mars.knots import KnotSearch, SortedInputs
 from delve_bench.methods.mars.spans import knot_positions, spans
 
 
@@ -31,14 +31,19 @@ def test_candidates_equal_brute_force_least_squares(seed, ties):
     B = _Basis(X, yc, nk=6)
     # a basis to search against, and the parent: bf 2 = (x0 - t)_+ (partial support)
     t0 = float(np.median(X[:, 0]))
-    for bf in [BasisFunction(3, 1, xmin[3], 0), BasisFunction(0, 1, t0, 0), BasisFunction(0, -1, t0, 0)]:
+    for bf in [
+        BasisFunction(3, 1, xmin[3], 0),
+        BasisFunction(0, 1, t0, 0),
+        BasisFunction(0, -1, t0, 0),
+    ]:
         B.add(bf)
     for parent in (0, 2):
         b = B.column(parent)
         variables = np.array([1, 2, 3]) if parent else np.arange(p)
         sp = spans(len(variables), int((b > 0).sum()))
-        search = ParentSearch(b, xs, xmin, yc, variables, sp)
-        cand = search.evaluate(search.rows(-1), B.Q, B.dy, B.kr, B.rss, knots=True)
+        table = KnotSearch(xs, xmin, yc, max_rows=p)
+        rows = table.add_parent(b, variables, sp).rows(-1)
+        cand = table.evaluate(rows, B.Q, B.dy, B.kr, B.rss)
         basis_cols = [B.columns[:, k] for k in range(len(B))]
         for r, v in enumerate(variables):
             L = b * np.maximum(0, X[:, v] - xmin[v])
@@ -68,13 +73,20 @@ def test_incremental_projections_equal_a_fresh_search():
     B = _Basis(X, yc, nk=8)
     B.add(BasisFunction(2, 1, xmin[2], 0))
     sp = spans(3, n)
-    old = ParentSearch(np.ones(n), xs, xmin, yc, np.arange(3), sp)
-    old.evaluate(old.rows(1), B.Q, B.dy, B.kr, B.rss, knots=True)  # one variable first
-    for bf in [BasisFunction(0, 1, 0.4, 0), BasisFunction(0, -1, 0.4, 0), BasisFunction(1, 1, 0.6, 1)]:
+    table = KnotSearch(xs, xmin, yc, max_rows=9)
+    old = table.add_parent(np.ones(n), np.arange(3), sp)
+    table.evaluate(old.rows(1), B.Q, B.dy, B.kr, B.rss)  # one variable first
+    for bf in [
+        BasisFunction(0, 1, 0.4, 0),
+        BasisFunction(0, -1, 0.4, 0),
+        BasisFunction(1, 1, 0.6, 1),
+    ]:
         B.add(bf)
-    fresh = ParentSearch(np.ones(n), xs, xmin, yc, np.arange(3), sp)
-    a = old.evaluate(old.rows(-1), B.Q, B.dy, B.kr, B.rss, knots=True)
-    b = fresh.evaluate(fresh.rows(-1), B.Q, B.dy, B.kr, B.rss, knots=True)
+    table.evaluate(old.rows(2), B.Q, B.dy, B.kr, B.rss)  # another, later
+    fresh = table.add_parent(np.ones(n), np.arange(3), sp)
+    # rows that have seen 1, 0 and 4 columns, and fresh rows, caught up together
+    a = table.evaluate(old.rows(-1), B.Q, B.dy, B.kr, B.rss)
+    b = table.evaluate(fresh.rows(-1), B.Q, B.dy, B.kr, B.rss)
     np.testing.assert_allclose(a.rss_linear, b.rss_linear, rtol=1e-12)
     np.testing.assert_allclose(a.rss_pair, b.rss_pair, rtol=1e-12)
     np.testing.assert_array_equal(a.knot, b.knot)
@@ -89,7 +101,8 @@ def test_collinear_linear_candidate_is_rejected():
     xs, xmin, yc = SortedInputs.of(X), X.min(axis=0), y - y.mean()
     B = _Basis(X, yc, nk=4)
     B.add(BasisFunction(0, 1, xmin[0], 0))
-    search = ParentSearch(np.ones(n), xs, xmin, yc, np.arange(2), spans(2, n))
-    cand = search.evaluate(search.rows(-1), B.Q, B.dy, B.kr, B.rss, knots=True)
+    table = KnotSearch(xs, xmin, yc, max_rows=2)
+    rows = table.add_parent(np.ones(n), np.arange(2), spans(2, n)).rows(-1)
+    cand = table.evaluate(rows, B.Q, B.dy, B.kr, B.rss)
     assert not cand.linear_ok[0] and cand.linear_ok[1]
     assert cand.rss_linear[0] == pytest.approx(B.rss)

@@ -35,7 +35,9 @@ def test_mars_runs_on_kin8nm_and_records_its_model(tmp_path, ws):
     assert all(0 <= b["parent"] < b["bf"] for b in bfs)
     assert info["gcv_linear"] > 0 and info["gcv_cubic"] > 0
     # the plugin predicts what fit_mars fits on the encoded instance
-    _, coding, (xtr, ytr, xte, yte) = encode_instance(ws, Job("mars3.6-1", TaskRef("kin-8nm", "dist", 64), 0))
+    _, coding, (xtr, ytr, xte, yte) = encode_instance(
+        ws, Job("mars3.6-1", TaskRef("kin-8nm", "dist", 64), 0)
+    )
     fit = fit_mars(coding.inputs(xtr), coding.target(ytr), MarsSettings())
     pred = coding.decode(fit.predict(coding.inputs(xte)))
     np.testing.assert_allclose(losses["S"], (pred - yte) ** 2, rtol=1e-9)
@@ -69,7 +71,9 @@ def test_bag_draws_bootstrap_samples_from_the_instance_generator():
     Xt = rng.uniform(size=(10, 3))
     np.testing.assert_allclose(bag.predict(Xt).mean, np.mean([f.predict(Xt) for f in fits], axis=0))
     one = Mars()
-    one.fit(X, y, FitContext(rng=np.random.default_rng(0), budget=Budget("work"), kinds=["real"] * 3))
+    one.fit(
+        X, y, FitContext(rng=np.random.default_rng(0), budget=Budget("work"), kinds=["real"] * 3)
+    )
     assert one.predict(Xt).median is not None
 
 

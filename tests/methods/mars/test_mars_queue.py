@@ -43,7 +43,7 @@ def test_queue_examines_the_top_k_lowest_priority_first_and_ages_parents():
     q = ParentQueue(k=3, beta=1.0, h=5)
     q.add(0)
     q.itr = 1
-    (e0, var0), = q.examine(1)
+    ((e0, var0),) = q.examine(1)
     assert e0.bf == 0 and var0 == -1  # first iterations search every variable
     q.update(e0, 4, 0.5)
     q.add(1)

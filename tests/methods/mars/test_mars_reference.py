@@ -114,7 +114,11 @@ def test_forward_steps_in_order(run):
     r, fit, _ = run
     got = []
     for s in fit.forward.steps:
-        knot = LIN if s.linear else round(float(fit.mean[s.variable] + fit.scale[s.variable] * s.knot), 8)
+        knot = (
+            LIN
+            if s.linear
+            else round(float(fit.mean[s.variable] + fit.scale[s.variable] * s.knot), 8)
+        )
         got.append((s.variable + 1, knot, s.parent, s.added))
     assert got == r["steps"]
     assert fit.forward.iterations == len(r["steps"])
@@ -129,7 +133,7 @@ def test_backward_costs_gcvs_and_subset(run):
     b = fit.backward
     assert b.n_independent == r["nli"]
     assert b.cost_per_bf == pytest.approx(r["c"], rel=1e-6)
-    for (cost, gcv), (ref_cost, ref_gcv) in zip(b.path, r["path"]):
+    for (cost, gcv), (ref_cost, ref_gcv) in zip(b.path[: len(r["path"])], r["path"], strict=True):
         assert cost == pytest.approx(ref_cost, abs=1e-3)
         if ref_gcv is not None:
             assert gcv == pytest.approx(ref_gcv, rel=2e-5)
@@ -140,7 +144,10 @@ def test_backward_costs_gcvs_and_subset(run):
     if "coef" in r:
         assert b.intercept == pytest.approx(r["intercept"], rel=1e-5)
         # the Fortran reports coefficients in input units; ours are per standardized input
-        coef = [b.coef[m - 1] / np.prod([fit.scale[f.variable] for f in _factors(fit, m)]) for m in fit.selected]
+        coef = [
+            b.coef[m - 1] / np.prod([fit.scale[f.variable] for f in _factors(fit, m)])
+            for m in fit.selected
+        ]
         np.testing.assert_allclose(coef, r["coef"], rtol=1e-5)
 
 

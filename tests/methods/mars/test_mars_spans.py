@@ -17,7 +17,9 @@ def test_worked_example_64_cases_8_variables():
     assert list(pos[0] + 1) == list(range(55, 9, -5))
 
 
-@pytest.mark.parametrize("nep,m", [(1, 6), (8, 64), (8, 1024), (32, 1024), (32, 37), (3, 200), (16, 13)])
+@pytest.mark.parametrize(
+    "nep,m", [(1, 6), (8, 64), (8, 1024), (32, 1024), (32, 37), (3, 200), (16, 13)]
+)
 def test_spans_formulae(nep, m):
     sp = spans(nep, m)
     a = -np.log(0.95)
