@@ -103,7 +103,7 @@ def main() -> None:
     elif args.fortran:
         sys.exit(f"no Fortran binary at {args.fortran}")
     head = f"{'task':24s} {'p':>3s} {'port ms':>8s} {'F ms':>7s} {'ratio':>6s} {'F proc ms':>9s} {'same':>5s} {'max diff/sd':>12s}"
-    print("one fit + test prediction, CPU (best of %d)" % args.repeats)
+    print(f"one fit + test prediction, CPU (best of {args.repeats})")
     print(head)
     bag_rows = []
     for task in TASKS:
