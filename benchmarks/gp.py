@@ -128,7 +128,7 @@ def main() -> None:
                 for n in args.sizes:
                     for i in args.instances:
                         d = load(ds, n, i)
-                        tm, sm, info = run_method(GpMap(), d, Budget("work", None, 150))
+                        tm, sm, info = run_method(GpMap(), d, Budget(mode="work", work=150))
                         ts, ss, _ = run_sklearn(d)
                         print(
                             f"{ds + '/std.' + str(n):<22}{i:>5}{tm:>11.2f}{ts:>11.2f}"
@@ -146,12 +146,12 @@ def main() -> None:
             for ds in args.datasets:
                 for i in args.instances:
                     d = load(ds, n, i)
-                    tm, sm, _ = run_method(GpMap(), d, Budget("work", None, 150))
+                    tm, sm, _ = run_method(GpMap(), d, Budget(mode="work", work=150))
                     print(f"{ds + '/std.' + str(n):<22}{i:>5}{'map':>8}{tm:>9.1f}{'':>16}", end="")
                     print(f"{'':>9}{sm:>9.4f}", flush=True)
                     for frac in args.mc_budgets:
                         secs = 30 * n * DEFAULT_TIME_SCALE * frac
-                        t, s, info = run_method(GpMc(), d, Budget("cpu", secs, None))
+                        t, s, info = run_method(GpMc(), d, Budget(mode="cpu", cpu_seconds=secs))
                         print(
                             f"{'':<22}{i:>5}{frac:>8.3g}{t:>9.1f}{info['iterations']:>8}"
                             f"{info['acceptance_rate']:>8.3f}{s:>9.4f}{sm:>9.4f}",

@@ -32,8 +32,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 from _instances import encoded_instance  # noqa: E402
 
 from delve_bench.methods.base import Budget, FitContext  # noqa: E402
-from delve_bench.methods.mlp_ese import MlpEse1  # noqa: E402
-from delve_bench.methods.mlp_mc import predictive, run_chain, select_states  # noqa: E402
+from delve_bench.methods.mlp.ese import MlpEse1  # noqa: E402
+from delve_bench.methods.mlp.mc import predictive, run_chain, select_states  # noqa: E402
 
 TIME_SCALE = 0.05  # the harness default: a modern core = 20 x the 1996 machine
 
@@ -75,7 +75,7 @@ def bench_mc(task: str, instances: list[int], seconds: float, grid: list[float])
     for i in instances:
         X, y, Xt, yt, coding = encoded_instance(task, i)
         t = time.process_time()
-        ch = run_chain(X, y[:, None], np.random.default_rng(1000 + i), Budget("cpu", seconds),
+        ch = run_chain(X, y[:, None], np.random.default_rng(1000 + i), Budget(mode="cpu", cpu_seconds=seconds),
                        keep=1500)  # fmt: skip
         cpu = time.process_time() - t
         ms = 1000 * ch.saved[-1].cpu / (ch.iterations + 10)
@@ -120,9 +120,9 @@ def bench_ese(tasks: list[str], instances: dict[int, list[int]], mode: str):
         for i in instances[n]:
             X, y, Xt, yt, coding = encoded_instance(task, i)
             if mode == "cpu":
-                b = Budget("cpu", 1.875 * n * TIME_SCALE)
+                b = Budget(mode="cpu", cpu_seconds=1.875 * n * TIME_SCALE)
             else:
-                b = Budget("work", None, 150 * n)
+                b = Budget(mode="work", work=150 * n)
             ctx = FitContext(np.random.default_rng(i), b, ["real"] * X.shape[1])
             t = time.process_time()
             m = MlpEse1()

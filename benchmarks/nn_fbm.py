@@ -15,7 +15,7 @@ mc-spec, net-mc and net-pred. For this script both versions do the same arithmet
         .venv/bin/python benchmarks/nn_fbm.py --iterations 3000
 
 Network size: H = 25 for 256 training cases and 8 inputs (spec §7.2), the same rule as the
-port's :func:`delve_bench.methods.mlp.mc_hidden_units`. Seeds: 1000 + instance for both.
+port's :func:`delve_bench.methods.mlp.network.mc_hidden_units`. Seeds: 1000 + instance for both.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ from _instances import encoded_instance  # noqa: E402
 from nn import _decode, _standardise  # noqa: E402
 
 from delve_bench.methods.base import Budget  # noqa: E402
-from delve_bench.methods.mlp import mc_hidden_units  # noqa: E402
-from delve_bench.methods.mlp_mc import predictive, run_chain, select_states  # noqa: E402
+from delve_bench.methods.mlp.mc import predictive, run_chain, select_states  # noqa: E402
+from delve_bench.methods.mlp.network import mc_hidden_units  # noqa: E402
 
 PRIORS = "/ - x0.2:0.5:1 0.1:0.5 - x0.05:0.5 x0.2:0.5:1 1"  # spec §7.1, `/ ti ih bh th ho io bo`
 
@@ -109,7 +109,7 @@ def main() -> None:
             ms_fbm.append(fbm_chain(bin_dir, work, i, X, y, Xt, coding.target(yt), a.iterations))
             t = time.process_time()
             ch = run_chain(X, y[:, None], np.random.default_rng(1000 + i),
-                           Budget("work", None, a.iterations + 10), keep=2000)  # fmt: skip
+                           Budget(mode="work", work=a.iterations + 10), keep=2000)  # fmt: skip
             ms_port.append(1000 * (time.process_time() - t) / (ch.iterations + 10))
             for lo, hi in ranges:
                 mean, median, logd = fbm_predict(bin_dir, work, i, lo, hi)

@@ -54,7 +54,7 @@ def _sklearn_cumulative(X, y):
 
 
 def main() -> None:
-    ctx = FitContext(np.random.default_rng(0), Budget("work"), ["real"] * 8)
+    ctx = FitContext(np.random.default_rng(0), Budget(mode="work"), ["real"] * 8)
     print("knn-cv-1 leave-one-out choice of k over k = 1..n-1 (kin-8nm instance 0)")
     print(
         "  reference A: GridSearchCV(KNeighborsRegressor, cv=LeaveOneOut) over all k (S loss only)"

@@ -1,8 +1,9 @@
-"""Where specs, splits and results live.
+"""Where specs, splits, shipped data and results live.
 
 A workspace is a directory with ``datasets/``, ``tasks/``, ``methods/`` and ``results/``.
 Specs are looked up in the workspace first and then in the built-in copies shipped with
-the package, so a fresh ``pip install`` works from any directory.
+the package, so a fresh ``pip install`` works from any directory. The redistributable data
+files ship beside the built-in specs (``data/``), so the built-in tasks run offline.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ _PKG = Path(__file__).resolve().parent
 
 
 def builtin_root() -> Path:
-    """The directory holding the built-in ``datasets/``, ``tasks/`` and ``methods/``.
+    """The directory holding the built-in ``datasets/``, ``tasks/``, ``methods/`` and ``data/``.
 
     A wheel carries them as ``delve_bench/_specs``; a source checkout (editable install)
     has them at the repository root beside the package.
@@ -55,6 +56,11 @@ class Workspace:
     @property
     def results(self) -> Path:
         return self.root / "results"
+
+
+def shipped_data_dir() -> Path:
+    """The data files that ship with the package (searched after DELVE_DATA_PATH and the cache)."""
+    return builtin_root() / "data"
 
 
 def cache_dir() -> Path:

@@ -1,5 +1,5 @@
-"""Shared fixtures: real DELVE data from DELVE_DATA_PATH (default ../shared/data beside the
-checkout), scratch workspaces, and a way to run the real `delve` command."""
+"""Shared fixtures: scratch workspaces and a way to run the real `delve` command. The real
+data ships with the package (DELVE_DATA_PATH, when set, is searched first)."""
 
 from __future__ import annotations
 
@@ -9,21 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parents[1]
-_default = REPO.parent / "shared" / "data"
-if not os.environ.get("DELVE_DATA_PATH") and _default.is_dir():
-    os.environ["DELVE_DATA_PATH"] = str(_default)
-DATA = Path(os.environ.get("DELVE_DATA_PATH", str(_default)).split(os.pathsep)[0])
-
-
-def have_data(name: str) -> bool:
-    return (DATA / f"{name}.data.gz").is_file()
-
-
-needs_data = pytest.mark.skipif(
-    not have_data("kin-8nm"), reason="real DELVE data not found (DELVE_DATA_PATH)"
-)
+from support import DATA, REPO  # noqa: F401
 
 
 @pytest.fixture

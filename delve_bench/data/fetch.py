@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..errors import DelveError
 from ..workspace import cache_dir
-from .load import decompress, sha256
+from .load import decompress, find_file, read_bytes, sha256
 from .spec import DatasetSpec
 
 Opener = Callable[[str], bytes]
@@ -78,3 +78,15 @@ def fetch(spec: DatasetSpec, opener: Opener | None = None, dest: Path | None = N
         os.replace(tmp, target)
         return target
     raise DelveError(f"could not fetch {spec.name}: " + "; ".join(errors))
+
+
+def present(spec: DatasetSpec) -> tuple[Path | None, str]:
+    """The copy of ``spec``'s file that loading would use, and whether it is ``verified``
+    (sha256 matches), ``unverifiable`` (the spec has no sha256) or ``wrong`` (mismatch);
+    ``(None, "absent")`` when there is none."""
+    path = find_file(spec)
+    if path is None:
+        return None, "absent"
+    if not spec.sha256:
+        return path, "unverifiable"
+    return path, "verified" if sha256(read_bytes(path)) == spec.sha256 else "wrong"

@@ -1,7 +1,8 @@
 """Find, verify and parse a dataset's cases.
 
 Resolution order for a data file: every directory of ``DELVE_DATA_PATH`` (colon
-separated), then the user cache. Generated datasets (hwang) are made in memory. The
+separated), then the user cache (``delve fetch``), then the data shipped with the package
+(docs/data.md). Generated datasets (hwang) are made in memory. The
 sha256 of the uncompressed content is checked every time; a mismatch is an error.
 """
 
@@ -16,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DelveError
-from ..workspace import Workspace, cache_dir
+from ..workspace import Workspace, cache_dir, shipped_data_dir
 from . import hwang
 from .spec import DatasetSpec, dataset_spec
 
@@ -39,9 +40,9 @@ class Dataset:
 
 
 def search_path() -> list[Path]:
-    """Directories searched for data files: ``DELVE_DATA_PATH``, then the user cache."""
+    """Directories searched for data files: ``DELVE_DATA_PATH``, the user cache, the shipped data."""
     dirs = [Path(p) for p in os.environ.get("DELVE_DATA_PATH", "").split(os.pathsep) if p]
-    return dirs + [cache_dir()]
+    return dirs + [cache_dir(), shipped_data_dir()]
 
 
 def find_file(spec: DatasetSpec) -> Path | None:
@@ -196,7 +197,7 @@ def load_dataset(ws: Workspace, name: str) -> Dataset:
         path = find_file(spec)
         if path is None:
             raise DelveError(
-                f"data for {name} not found in DELVE_DATA_PATH or the cache; "
+                f"data for {name} not found in DELVE_DATA_PATH, the cache or the package; "
                 f"run `delve fetch {name}`"
             )
         st = path.stat()

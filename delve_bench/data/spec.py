@@ -26,6 +26,27 @@ class Attribute:
 
 
 @dataclass(frozen=True)
+class Origin:
+    """One upstream file a shipped data file was made from (a public git repository)."""
+
+    repository: str
+    path: str
+    commit: str
+    blob: str | None = None
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a shipped data file came from and how it was checked (docs/data.md)."""
+
+    origin: tuple[Origin, ...]
+    conversion: str
+    checks: str
+    doubts: str = "none"
+    notes: str = ""
+
+
+@dataclass(frozen=True)
 class DatasetSpec:
     """What ``datasets/<name>.yaml`` says about a dataset."""
 
@@ -38,6 +59,7 @@ class DatasetSpec:
     sources: tuple[dict, ...] = ()
     generator: dict | None = None
     path: Path | None = None
+    provenance: Provenance | None = None
     extra: dict = field(default_factory=dict)
 
     @property
@@ -81,7 +103,17 @@ def _parse(path: Path) -> DatasetSpec:
         )
     if not attrs:
         raise DelveError(f"{path}: no attributes")
-    known = {"name", "attributes", "cases", "file", "sha256", "description", "sources", "generator"}
+    known = {
+        "name",
+        "attributes",
+        "cases",
+        "file",
+        "sha256",
+        "description",
+        "sources",
+        "generator",
+        "provenance",
+    }
     return DatasetSpec(
         name=str(raw.get("name", path.stem)),
         attributes=tuple(attrs),
@@ -92,7 +124,29 @@ def _parse(path: Path) -> DatasetSpec:
         sources=tuple(raw.get("sources") or ()),
         generator=raw.get("generator"),
         path=path,
+        provenance=_provenance(raw.get("provenance"), path),
         extra={k: v for k, v in raw.items() if k not in known},
+    )
+
+
+def _provenance(raw: Any, path: Path) -> Provenance | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise DelveError(f"{path}: provenance must be a mapping")
+    origin = []
+    for o in raw.get("origin") or []:
+        if not isinstance(o, dict) or not all(
+            isinstance(o.get(k), str) for k in ("repository", "path", "commit")
+        ):
+            raise DelveError(f"{path}: provenance.origin entries need repository, path and commit")
+        origin.append(Origin(o["repository"], o["path"], o["commit"], o.get("blob")))
+    return Provenance(
+        tuple(origin),
+        str(raw.get("conversion", "")),
+        str(raw.get("checks", "")),
+        str(raw.get("doubts", "none")),
+        str(raw.get("notes", "")),
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 import numpy as np
@@ -80,9 +80,23 @@ class Prediction:
 class Budget:
     """A method's allowance: CPU seconds (``cpu`` mode) or work units (``work`` mode).
 
-    Iterative methods call :meth:`exhausted` between iterations with the number of work
-    units (iterations, evaluations) done so far. In ``work`` mode only the count matters,
-    so runs are deterministic; in ``cpu`` mode only process CPU time does.
+    The one place that does budget arithmetic. Iterative methods ask it between
+    iterations, passing ``done``, the number of work units (iterations, evaluations,
+    trajectories; the method's YAML says which) done so far. In ``work`` mode only that
+    count matters, so runs are deterministic; in ``cpu`` mode only the process CPU time
+    since the budget was made does. Methods pass :meth:`exhausted` itself wherever a
+    ``stop(done)`` callback is wanted.
+
+    Parameters
+    ----------
+    mode : {"work", "cpu"}
+        Which clock counts.
+    cpu_seconds : float or None
+        The CPU allowance in ``cpu`` mode (seconds on this machine); None is unlimited.
+    work : int or None
+        The work allowance in ``work`` mode; None is unlimited.
+    start_cpu : float
+        ``time.process_time()`` when the budget started; defaults to now.
     """
 
     mode: str = "work"
@@ -90,19 +104,73 @@ class Budget:
     work: int | None = None
     start_cpu: float = field(default_factory=time.process_time)
 
+    @property
+    def total(self) -> float | None:
+        """The allowance in the budget's units (seconds or work units); None if unlimited."""
+        return self.cpu_seconds if self.mode == "cpu" else self.work
+
     def used_cpu(self) -> float:
+        """Process CPU seconds since the budget started."""
         return time.process_time() - self.start_cpu
 
-    def exhausted(self, done: int) -> bool:
-        if self.mode == "cpu":
-            return self.cpu_seconds is not None and self.used_cpu() >= self.cpu_seconds
-        return self.work is not None and done >= self.work
+    def used(self, done: int) -> float:
+        """What has been spent, in the budget's units.
+
+        Parameters
+        ----------
+        done : int
+            Work units done so far.
+
+        Returns
+        -------
+        float
+            CPU seconds since the start (``cpu`` mode) or ``done`` (``work`` mode).
+        """
+        return self.used_cpu() if self.mode == "cpu" else float(done)
+
+    def exhausted(self, done: int, share: float = 1.0) -> bool:
+        """True once ``share`` of a finite allowance is spent (never when unlimited).
+
+        Parameters
+        ----------
+        done : int
+            Work units done so far (ignored in ``cpu`` mode). A stage that spends no work
+            units, but may take a share of a CPU budget, passes 0.
+        share : float
+            The part of the allowance this check grants, e.g. 0.5 for a first stage.
+
+        Returns
+        -------
+        bool
+        """
+        total = self.total
+        return total is not None and self.used(done) >= share * total
 
     def fraction(self, done: int) -> float:
         """Share of the budget used (0..1+); 0 when unlimited."""
-        if self.mode == "cpu":
-            return self.used_cpu() / self.cpu_seconds if self.cpu_seconds else 0.0
-        return done / self.work if self.work else 0.0
+        total = self.total
+        return self.used(done) / total if total else 0.0
+
+    def require_finite(self, name: str) -> float:
+        """The allowance, or a ``ValueError`` naming ``name`` if it is unlimited or zero.
+
+        For methods whose procedure is defined relative to the whole budget (e.g. "stop
+        a member after a third of it").
+        """
+        total = self.total
+        if not total:
+            units = "cpu seconds" if self.mode == "cpu" else "work units"
+            raise ValueError(f"{name} needs a finite budget ({units})")
+        return float(total)
+
+    def map_work(self, f: Callable[[int], int]) -> Budget:
+        """A copy whose work allowance is ``f(work)`` (same start; unlimited stays so).
+
+        For methods whose YAML work units need converting, e.g. gp-mc-1's iterations at a
+        reference training-set size scaled to the instance's.
+        """
+        work = None if self.work is None else f(self.work)
+        return replace(self, work=work)
 
     def describe(self) -> dict:
         return {"mode": self.mode, "cpu_seconds": self.cpu_seconds, "work": self.work}

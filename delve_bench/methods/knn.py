@@ -22,16 +22,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..numerics.distance import sq_distances
 from .base import FitContext, Gaussian, Method, Prediction
 
 TOL = 1e-6
 _CHUNK_ENTRIES = 1 << 21  # rows per LOO chunk = this / n
-
-
-def sq_distances(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """Squared Euclidean distances between the rows of A and B (clipped at 0)."""
-    d = (A * A).sum(1)[:, None] + (B * B).sum(1)[None, :] - 2.0 * (A @ B.T)
-    return np.maximum(d, 0.0)
 
 
 def tie_bounds(ds: np.ndarray, tol: float = TOL) -> tuple[np.ndarray, np.ndarray]:

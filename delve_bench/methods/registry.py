@@ -77,21 +77,21 @@ class MethodSpec:
         if mode == "cpu":
             per, fixed, cap = (b.get("cpu_per_case"), b.get("cpu_fixed", 0.0), b.get("cpu_cap"))
             if per is None and not fixed and cap is None:
-                return Budget("cpu", None, None)
+                return Budget(mode="cpu")
             secs = float(fixed) + float(per or 0.0) * n_train
             if cap is not None:
                 secs = min(secs, float(cap))
-            return Budget("cpu", secs * time_scale, None)
+            return Budget(mode="cpu", cpu_seconds=secs * time_scale)
         if mode != "work":
             raise DelveError(f"budget mode must be cpu or work, not {mode!r}")
         work = b.get("work")
         per = b.get("work_per_case")
         if work is None and per is None:
-            return Budget("work", None, None)
+            return Budget(mode="work")
         units = int(work or 0) + int(round(float(per or 0) * n_train))
         if b.get("work_cap") is not None:
             units = min(units, int(b["work_cap"]))
-        return Budget("work", None, units)
+        return Budget(mode="work", work=units)
 
 
 _PARSED: dict[tuple[Path, int], MethodSpec] = {}

@@ -165,6 +165,16 @@ def task_layout(ws: Workspace, proto: PrototaskSpec, size: int) -> TaskLayout:
     return layout
 
 
+@dataclass(frozen=True)
+class Generated:
+    """What ``delve gen`` did for one prototask: its tasks, and the files it wrote or removed
+    (both empty when everything was already in place)."""
+
+    layouts: tuple[TaskLayout, ...]
+    written: tuple[Path, ...] = ()
+    removed: tuple[Path, ...] = ()
+
+
 def _write(path: Path, numbers: np.ndarray) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
@@ -173,12 +183,15 @@ def _write(path: Path, numbers: np.ndarray) -> None:
     os.replace(tmp, path)
 
 
-def generate(ws: Workspace, proto: PrototaskSpec, check_only: bool = False) -> list[TaskLayout]:
-    """``delve gen``: make (or verify) Random-order and write every task's index files.
+def generate(ws: Workspace, proto: PrototaskSpec, check_only: bool = False) -> Generated:
+    """``delve gen``: make (or verify) Random-order and write every task's index files that
+    are missing or differ; returns what was written.
 
     An existing Random-order must be reproduced byte for byte from the recorded seed;
     a difference is an error, never silently overwritten.
     """
+    written: list[Path] = []
+    removed: list[Path] = []
     order_path = proto.dir / "Random-order"
     if proto.order != "retain":
         order = make_order(ws, proto)
@@ -193,6 +206,7 @@ def generate(ws: Workspace, proto: PrototaskSpec, check_only: bool = False) -> l
             raise DelveError(f"{order_path} is missing; run `delve gen {proto.full_name}`")
         else:
             _write(order_path, order)
+            written.append(order_path)
     _ordered_cases.cache_clear()
     layouts = []
     for n in proto.training_set_sizes:
@@ -213,6 +227,7 @@ def generate(ws: Workspace, proto: PrototaskSpec, check_only: bool = False) -> l
                         )
                 elif not p.is_file() or p.read_text() != want:
                     _write(p, cases)
+                    written.append(p)
         if not check_only and tdir.is_dir():  # drop index files of instances that no longer exist
             for p in tdir.iterdir():
                 kind, _, idx = p.name.partition(".")
@@ -222,4 +237,5 @@ def generate(ws: Workspace, proto: PrototaskSpec, check_only: bool = False) -> l
                     and int(idx) >= len(layout.instances)
                 ):
                     p.unlink()
-    return layouts
+                    removed.append(p)
+    return Generated(tuple(layouts), tuple(written), tuple(removed))

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...numerics.cg import minimize
 from ..base import LOG2PI
-from ..cg import minimize
 from .design import rbf_design
 
 

@@ -12,20 +12,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...numerics.distance import sq_distances
+
 KINDS = {
     "gaussian": lambda z: np.exp(-z),
     "cauchy": lambda z: 1.0 / (1.0 + z),
     "multiquadric": lambda z: np.sqrt(1.0 + z),
     "inverse-multiquadric": lambda z: 1.0 / np.sqrt(1.0 + z),
 }
-
-
-def scaled_sq_dist(X: np.ndarray, C: np.ndarray, widths: np.ndarray | float) -> np.ndarray:
-    """``z[i, j] = sum_d (X[i, d] - C[j, d])^2 / r_d^2`` (n x P), clipped at 0."""
-    r = np.broadcast_to(np.asarray(widths, float), (X.shape[1],))
-    Xs, Cs = X / r, C / r
-    z = (Xs**2).sum(1)[:, None] + (Cs**2).sum(1)[None, :] - 2.0 * Xs @ Cs.T
-    return np.maximum(z, 0.0)
 
 
 def rbf_design(
@@ -37,7 +31,7 @@ def rbf_design(
 ) -> np.ndarray:
     """Design matrix ``Phi[i, j] = phi_j(x_i)`` for centres ``C``; a trailing column of ones
     when ``bias`` (the bias candidate of Anguita & Gagliolo and Orr's ``rbf_dm``)."""
-    Phi = KINDS[kind](scaled_sq_dist(X, C, widths))
+    Phi = KINDS[kind](sq_distances(X, C, widths))
     if bias:
         Phi = np.hstack([Phi, np.ones((len(X), 1))])
     return Phi

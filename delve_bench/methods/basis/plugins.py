@@ -25,25 +25,6 @@ from .ssge import STRATEGIES, EvidenceSearch
 from .stopping import LookAheadStop, OrrStop
 
 
-def _budget_stop(ctx: FitContext, share: float = 1.0):
-    """A ``stop(done)`` callback: work units, or a share of the CPU budget."""
-    b = ctx.budget
-
-    def stop(done: int) -> bool:
-        if b.mode == "cpu":
-            return b.cpu_seconds is not None and b.used_cpu() >= share * b.cpu_seconds
-        return b.work is not None and done >= b.work
-
-    return stop
-
-
-def _cpu_share_stop(ctx: FitContext, share: float):
-    b = ctx.budget
-    return lambda done: (
-        b.mode == "cpu" and b.cpu_seconds is not None and b.used_cpu() >= share * b.cpu_seconds
-    )
-
-
 class _BasisMethod(Method):
     """Shared plumbing: scaling, the width stage, linear prediction on chosen centres."""
 
@@ -56,9 +37,13 @@ class _BasisMethod(Method):
         return self.scaling.inputs(X), self.scaling.target(y)
 
     def _abf_widths(self, Xs: np.ndarray, t: np.ndarray, ctx: FitContext) -> AbfFit:
-        fit = abf_widths(
-            Xs, t, ctx.rng, self.width_max_n, self.width_iterations, _cpu_share_stop(ctx, 0.5)
-        )
+        # The width stage may take half of a CPU budget. It spends none of the work units
+        # (they count the main stage's steps), so in work mode only its own iteration
+        # limit ends it.
+        def stop(_iterations: int) -> bool:
+            return ctx.budget.exhausted(0, share=0.5)
+
+        fit = abf_widths(Xs, t, ctx.rng, self.width_max_n, self.width_iterations, stop)
         ctx.info.update(widths=fit.widths, width_stage_log_ml=fit.log_ml)
         return fit
 
@@ -96,7 +81,7 @@ class Abf(_BayesMethod):
 
     def fit(self, X, y, ctx):
         Xs, t = self._prepare(X, y)
-        self.fit_ = fit_abf(Xs, t, max_iterations=self.max_iterations, stop=_budget_stop(ctx))
+        self.fit_ = fit_abf(Xs, t, max_iterations=self.max_iterations, stop=ctx.budget.exhausted)
         f = self.fit_
         ctx.info.update(
             n_basis=len(Xs),
@@ -126,7 +111,7 @@ class Rvm(_BayesMethod):
         Xs, t = self._prepare(X, y)
         widths = self._abf_widths(Xs, t, ctx).widths
         B = rbf_design(Xs, Xs, widths)
-        res = fast_rvm(B, t, stop=_budget_stop(ctx))
+        res = fast_rvm(B, t, stop=ctx.budget.exhausted)
         st = res.state
         self._set_posterior(Xs[st.idx], widths, st)
         ctx.info.update(
@@ -164,7 +149,7 @@ class Ssge(_BayesMethod):
     def fit(self, X, y, ctx):
         Xs, t = self._prepare(X, y)
         widths = self._abf_widths(Xs, t, ctx).widths
-        search = EvidenceSearch(rbf_design(Xs, Xs, widths), t, stop=_budget_stop(ctx))
+        search = EvidenceSearch(rbf_design(Xs, Xs, widths), t, stop=ctx.budget.exhausted)
         if self.strategy == "pta":
             res = STRATEGIES["pta"](search, self.l, self.r)
         elif self.strategy == "oscil":
@@ -335,7 +320,7 @@ class LocalRidgeMethod(_BasisMethod):
                 best = (start, s, F)
         start, s, F = best
         fit = local_ridge(
-            F, t, start, max_sweeps=self.max_sweeps, tol=self.tol, stop=_budget_stop(ctx)
+            F, t, start, max_sweeps=self.max_sweeps, tol=self.tol, stop=ctx.budget.exhausted
         )
         self._set_linear(Xs[fit.active], s * base, fit.weights)
         ctx.info.update(
@@ -379,7 +364,7 @@ class LrolsLoo(_BasisMethod):
                 lam_init=self.lam_init,
                 max_outer=self.max_outer,
                 max_terms=self.max_terms,
-                stop=_budget_stop(ctx),
+                stop=ctx.budget.exhausted,
             )
             if best is None or fit.loo_mse < best[0].loo_mse:
                 best = (fit, s)
@@ -423,7 +408,7 @@ class RvmMdl(_BayesMethod):
         from .mdl import mdl_curve
 
         Xs, t = self._prepare(X, y)
-        stop = _budget_stop(ctx)
+        stop = ctx.budget.exhausted
         grid = [g for i, g in enumerate(self.grid) if not stop(i)] or list(self.grid[:1])
         pts = mdl_curve(Xs, t, np.array(grid), self.delta_w, self.delta_alpha)
         key = (lambda p: p.mdl_alpha) if self.criterion == "alpha" else (lambda p: p.mdl_w)

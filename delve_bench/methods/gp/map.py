@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...numerics.cg import minimize
+from ...numerics.mixture import sampled_median
 from ..base import FitContext, Gaussian, Method, Prediction
-from ..cg import minimize
-from ..mixture import sampled_median
 from .model import GPObjective, Hyper, Posterior, initial_theta
 
 
@@ -41,11 +41,9 @@ class GpMap(Method):
     def fit(self, X: np.ndarray, y: np.ndarray, ctx: FitContext) -> None:
         obj = GPObjective(X, y)
         budget = ctx.budget
-        if budget.mode == "work":
-            max_evals = int(budget.work) if budget.work is not None else self.max_evals
-            cap = None
-        else:
-            max_evals, cap = self.max_evals, budget
+        # a work budget counts evaluations and replaces the method's own limit (the same
+        # 150 in the YAML); a CPU budget caps the run besides
+        max_evals = self.max_evals if budget.work is None else int(budget.work)
 
         def progress(cg, ls) -> bool:
             ctx.progress(min(1.0, cg.evals / max_evals))
@@ -55,7 +53,7 @@ class GpMap(Method):
             obj,
             initial_theta(X.shape[1]),
             max_evals=max_evals,
-            budget=cap,
+            budget=budget,
             callback=progress,
             faithful=self.faithful_line_search,
         )

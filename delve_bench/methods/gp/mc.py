@@ -32,9 +32,9 @@ from __future__ import annotations
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..base import FitContext, GaussianMixture, Method, Prediction
-from ..hmc import HMC
-from ..mixture import mixture_median, sampled_median
+from ...numerics.hmc import HMC
+from ...numerics.mixture import mixture_median, sampled_median
+from ..base import Budget, FitContext, GaussianMixture, Method, Prediction
 from .model import GPObjective, Hyper, Posterior, initial_theta
 
 
@@ -63,6 +63,8 @@ class GpMc(Method):
     """gp-mc-1 (see the module docstring)."""
 
     losses = ("S", "A", "L")
+    #: iterations at n = work_reference_n when the budget is unlimited (the YAML's work)
+    default_work = 20000
 
     def __init__(
         self,
@@ -93,12 +95,11 @@ class GpMc(Method):
         sampler = HMC(
             obj, initial_theta(X.shape[1]), ctx.rng, eps, n_steps=1, persistence=self.persistence
         )
-        budget = ctx.budget
-        if budget.mode == "cpu" and budget.cpu_seconds:
-            T, clock = float(budget.cpu_seconds), budget.used_cpu
-        else:
-            T = float(self.iterations_for(n, budget.work or 20000))
-            clock = None
+        # an unlimited budget runs the thesis' length; work units are iterations at
+        # n = work_reference_n, converted to this n
+        budget = ctx.budget if ctx.budget.total else Budget(mode="work", work=self.default_work)
+        budget = budget.map_work(lambda work: self.iterations_for(n, work))
+        T = float(budget.require_finite("gp-mc-1"))
         it = 0
         rec_iter, rec_theta, rec_E, rec_time = [], [], [], []
         rejects_at_save = []
@@ -109,7 +110,7 @@ class GpMc(Method):
                 sampler.trajectory()
                 sampler.refresh_momentum()
                 it += 1
-                now = float(it) if clock is None else clock()
+                now = float(budget.used(it))
                 # one record per save time passed (several if one iteration spans them)
                 while len(rec_iter) < self.saves and now >= (len(rec_iter) + 1) * T / self.saves:
                     rec_iter.append(it)
@@ -133,7 +134,7 @@ class GpMc(Method):
             step_size=eps,
             acceptance_rate=sampler.acceptance_rate,
             rejection_rate_at_saves=rejects_at_save,
-            run_length={"clock": "cpu_seconds" if clock else "iterations", "T": T},
+            run_length={"clock": "cpu_seconds" if budget.mode == "cpu" else "iterations", "T": T},
             records_used=chosen + 1,
             record_iterations=rec_iter,
             record_energies=rec_E,

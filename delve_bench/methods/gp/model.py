@@ -25,6 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import blas, lapack, solve_triangular
 
+from ...numerics.distance import sq_distances
+
 LOG2PI = float(np.log(2 * np.pi))
 
 #: prior of log v0: N(-1, 1^2); of log a0, log a1, log r^2: N(-3, 3^2) (§8.3)
@@ -88,12 +90,6 @@ def neg_log_prior(theta: np.ndarray) -> tuple[float, np.ndarray]:
     return float(val), grad
 
 
-def _sq_dist(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """Squared Euclidean distances between rows, clipped at 0 (rounding)."""
-    d = (A * A).sum(1)[:, None] + (B * B).sum(1)[None, :] - 2.0 * (A @ B.T)
-    return np.maximum(d, 0.0, out=d)
-
-
 def _gram(Z: np.ndarray) -> np.ndarray:
     """``Z Z'`` by a plain ``gemm`` (Fortran-ordered result). numpy's ``Z @ Z.T`` takes the
     ``syrk`` path, several times slower for the few columns (inputs) we have."""
@@ -114,8 +110,8 @@ def _se_part(Xs: np.ndarray, log_v0: float) -> np.ndarray:
 
 class GPObjective:
     """``E(theta)`` and its gradient for one training set; callable as ``fun(theta) ->
-    (E, grad)`` for :func:`~delve_bench.methods.cg.minimize` and
-    :class:`~delve_bench.methods.hmc.HMC`. ``X`` (n, m) encoded inputs, ``t`` (n,)
+    (E, grad)`` for :func:`~delve_bench.numerics.cg.minimize` and
+    :class:`~delve_bench.numerics.hmc.HMC`. ``X`` (n, m) encoded inputs, ``t`` (n,)
     encoded targets. The gradient is returned lazily, as a callable: the expensive part
     (``Q^-1`` by ``potri``) is paid only when the caller needs it. ``evals`` counts calls.
     """
@@ -235,7 +231,7 @@ class Posterior:
         h = self.h
         Xt = np.asarray(Xt, dtype=float)
         sw = np.sqrt(h.w)
-        G = h.v0 * np.exp(-0.5 * _sq_dist(Xt * sw, self.X * sw))
+        G = h.v0 * np.exp(-0.5 * sq_distances(Xt * sw, self.X * sw))
         G += h.a1 * (Xt @ self.X.T)
         G += h.a0
         mu = G @ self.q

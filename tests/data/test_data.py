@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 import tarfile
 
 import numpy as np
 import pytest
 import yaml
-from conftest import DATA, needs_data
+from support import DATA
 
 from delve_bench.data import dataset_names, dataset_spec, load_dataset
+from delve_bench.data import load as load_mod
 from delve_bench.data.encoding import abs_dev, fit_coding, median
 from delve_bench.data.fetch import fetch
 from delve_bench.data.hwang import FUNCTIONS, generate
+from delve_bench.data.load import find_file
 from delve_bench.errors import DelveError
 from delve_bench.rng import normals, random_order, uniforms
 
@@ -58,13 +61,60 @@ def test_every_dataset_has_a_spec(ws):
         assert s.generated or s.sources or s.sha256, n
 
 
-def test_every_shared_file_has_a_spec_with_its_sha256(ws):
-    for path in sorted(DATA.glob("*.data.gz")):
-        name = path.name[: -len(".data.gz")]
-        assert dataset_spec(ws, name).sha256, name
+SHIPPED = [
+    *(f"kin-8{v}" for v in ("fh", "fm", "nh", "nm")),
+    "kin-32fh",
+    *(f"pumadyn-8{v}" for v in ("fh", "fm", "nh", "nm")),
+    "pumadyn-32nh",
+    "pumadyn-32nm",
+    *(f"bank-8{v}" for v in ("fh", "fm", "nh", "nm")),
+    "bank-32nh",
+    "bank-32nm",
+    "boston",
+    "abalone",
+    "comp-activ-cpu",
+    "comp-activ-cpuSmall",
+    *(f"house-price-{v}" for v in ("8L", "8H", "16L", "16H")),
+]
 
 
-@needs_data
+def test_the_redistributable_data_ships_with_its_sha256_and_provenance(ws):
+    assert sorted(p.name for p in DATA.glob("*.data.gz")) == sorted(f"{n}.data.gz" for n in SHIPPED)
+    for name in SHIPPED:
+        spec = dataset_spec(ws, name)
+        content = gzip.decompress((DATA / spec.file).read_bytes())
+        assert hashlib.sha256(content).hexdigest() == spec.sha256, name
+        prov = spec.provenance
+        assert prov is not None and prov.origin and prov.conversion and prov.checks, name
+        assert all(len(o.commit) == 40 for o in prov.origin), name
+    doubt = dataset_spec(ws, "pumadyn-32nh").provenance.doubts
+    assert "swapped" in doubt and "pumadyn-32nm" in doubt
+
+
+def test_shipped_data_is_found_without_data_path_or_cache(ws, monkeypatch, tmp_path):
+    """Offline on a fresh machine: no DELVE_DATA_PATH, an empty cache, still real data."""
+    monkeypatch.delenv("DELVE_DATA_PATH", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "empty-cache"))
+    monkeypatch.setattr(load_mod, "_LOADED", {})
+    ds = load_dataset(ws, "kin-8nm")
+    assert ds.source == str(DATA / "kin-8nm.data.gz") and ds.values.shape == (8192, 9)
+
+
+def test_data_path_and_cache_come_before_the_shipped_data(ws, monkeypatch, tmp_path):
+    spec = dataset_spec(ws, "boston")
+    content = gzip.decompress((DATA / "boston.data.gz").read_bytes())
+    cache, mine = tmp_path / "cache" / "delve-bench" / "data", tmp_path / "mine"
+    for d in (cache, mine):
+        d.mkdir(parents=True)
+    (cache / "boston.data.gz").write_bytes(gzip.compress(content))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("DELVE_DATA_PATH", raising=False)
+    assert find_file(spec) == cache / "boston.data.gz"
+    (mine / "boston.data").write_bytes(content)
+    monkeypatch.setenv("DELVE_DATA_PATH", str(mine))
+    assert find_file(spec) == mine / "boston.data"
+
+
 @pytest.mark.parametrize(
     "name,shape,mean",
     [
@@ -80,7 +130,6 @@ def test_real_files_load_with_the_documented_target_mean(ws, name, shape, mean):
     assert ds.values[:, -1].mean() == pytest.approx(mean, rel=1e-5)
 
 
-@needs_data
 def test_abalone_sex_is_nominal_and_one_of_n_encoded(ws):
     ds = load_dataset(ws, "abalone")
     sex = ds.values[:, 0]
@@ -96,7 +145,6 @@ def test_abalone_sex_is_nominal_and_one_of_n_encoded(ws):
     assert coding.kinds[:3] == ["binary"] * 3
 
 
-@needs_data
 def test_boston_chas_is_binary_0_1(ws):
     ds = load_dataset(ws, "boston")
     assert set(np.unique(ds.values[:, 3])) == {0.0, 1.0}
@@ -113,7 +161,6 @@ def _private_copy(tmp_path, ws, name, mutate=None):
     return data
 
 
-@needs_data
 def test_checksum_mismatch_names_both_hashes(tmp_path, ws, monkeypatch):
     data = _private_copy(tmp_path, ws, "boston", lambda t: t.replace("24.00", "24.01", 1))
     monkeypatch.setenv("DELVE_DATA_PATH", str(data))
@@ -126,7 +173,6 @@ def test_checksum_mismatch_names_both_hashes(tmp_path, ws, monkeypatch):
     assert len(re.findall(r"\b[0-9a-f]{64}\b", msg)) == 2
 
 
-@needs_data
 def test_malformed_data_gives_file_and_line(tmp_path, ws, monkeypatch):
     lines = gzip.decompress((DATA / "boston.data.gz").read_bytes()).decode().splitlines(True)
     data = tmp_path / "data"
@@ -141,8 +187,6 @@ def test_malformed_data_gives_file_and_line(tmp_path, ws, monkeypatch):
     ):
         (data / "boston.data").write_text("".join(lines[:6] + [bad] + lines[7:]))
         monkeypatch.setenv("DELVE_DATA_PATH", str(data))
-        from delve_bench.data import load as load_mod
-
         load_mod._LOADED.clear()
         with pytest.raises(DelveError, match=needle) as e:
             load_dataset(ws, "boston")
@@ -152,8 +196,8 @@ def test_malformed_data_gives_file_and_line(tmp_path, ws, monkeypatch):
 def test_missing_data_says_how_to_fetch(ws, monkeypatch, tmp_path):
     monkeypatch.setenv("DELVE_DATA_PATH", str(tmp_path))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    with pytest.raises(DelveError, match="delve fetch kin-32fh"):
-        load_dataset(ws, "kin-32fh")
+    with pytest.raises(DelveError, match="delve fetch kin-32fm"):
+        load_dataset(ws, "kin-32fm")
 
 
 def _tarball(member: str, content: bytes) -> bytes:
@@ -166,7 +210,6 @@ def _tarball(member: str, content: bytes) -> bytes:
     return buf.getvalue()
 
 
-@needs_data
 def test_fetch_downloads_verifies_and_caches_without_network(ws, monkeypatch, tmp_path):
     content = gzip.decompress((DATA / "kin-8nm.data.gz").read_bytes())
     spec = dataset_spec(ws, "kin-8nm")
@@ -218,7 +261,6 @@ def test_median_and_absdev_follow_delve():
     assert abs_dev(x) == pytest.approx((1.5 + 0.5 + 0.5 + 7.5) / 3)
 
 
-@needs_data
 def test_default_encoding_is_fitted_on_the_training_set(ws):
     ds = load_dataset(ws, "kin-8nm")
     tr = ds.values[:256]

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.stats import geninvgauss
 
-from .mlp import MlpShape
+from .network import MlpShape
 
 
 def scaled_precision(width: float, n_source: int, alpha: float) -> float:

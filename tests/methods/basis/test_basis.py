@@ -4,7 +4,6 @@ Part C; spec/basis-selection.md Appendix B, C, §5 B7/B13)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -278,9 +277,6 @@ def test_abf_gradient_by_finite_differences():
     ],
 )
 def test_methods_run_on_kin8nm(method, tmp_path):
-    data = os.environ.get("DELVE_DATA_PATH")
-    if not data:
-        pytest.skip("DELVE_DATA_PATH is not set")
     cli = [str(Path(sys.executable).parent / "delve"), "--root", str(tmp_path)]
     args = ["run", method, "kin-8nm/std.64", "--instances", "0", "--budget-mode", "work", "-q"]
     subprocess.run(cli + args, check=True, capture_output=True)

@@ -17,7 +17,6 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from conftest import needs_data
 
 from delve_bench.report.collect import method_order, p_digit
 from delve_bench.report.diagram import y_axis
@@ -87,9 +86,6 @@ def copy_ws(src: Path, dst: Path) -> Path:
         src / "results", dst / "results", ignore=shutil.ignore_patterns("tables", "plots")
     )
     return dst
-
-
-pytestmark = needs_data
 
 
 # ---- pure pieces -------------------------------------------------------------------

@@ -6,9 +6,6 @@ import json
 
 import pandas as pd
 import pytest
-from conftest import needs_data
-
-pytestmark = needs_data
 
 
 def _one_line_error(r, needle):
@@ -21,7 +18,7 @@ def test_datasets_lists_names_sizes_and_presence(delve):
     r = delve("datasets", check=True)
     for name in ("kin-8nm", "pumadyn-8nm", "boston", "bank-8fm", "hwang-g1", "abalone"):
         assert name in r.stdout
-    assert "generated" in r.stdout and "delve fetch kin-32fh" in r.stdout
+    assert "generated" in r.stdout and "delve fetch kin-32fm" in r.stdout
 
 
 def test_run_writes_losses_skips_finished_and_force_redoes(delve, tmp_path):
@@ -128,8 +125,8 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(delve, tmp_path, args, 
 def test_missing_data_points_at_fetch(delve, tmp_path):
     env = {"DELVE_DATA_PATH": str(tmp_path / "none"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
     _one_line_error(
-        delve("run", "lin-1", "kin-32fh/std.64", "--budget-mode", "work", env=env),
-        "delve fetch kin-32fh",
+        delve("run", "lin-1", "kin-32fm/std.64", "--budget-mode", "work", env=env),
+        "delve fetch kin-32fm",
     )
     assert not (tmp_path / "results").exists()
 

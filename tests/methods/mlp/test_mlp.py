@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 
 import numpy as np
 import pytest
@@ -14,11 +13,12 @@ from scipy import integrate, special
 from scipy.optimize import brentq
 from scipy.stats import norm
 
-from delve_bench.methods import mlp, mlp_prior
 from delve_bench.methods.base import Budget, FitContext
-from delve_bench.methods.mixture import mixture_median
-from delve_bench.methods.mlp_ese import MlpEse1
-from delve_bench.methods.mlp_mc import MlpMc1, _Store, posterior_energy, select_states
+from delve_bench.methods.mlp import network as mlp
+from delve_bench.methods.mlp import prior as mlp_prior
+from delve_bench.methods.mlp.ese import MlpEse1
+from delve_bench.methods.mlp.mc import MlpMc1, _Store, posterior_energy, select_states
+from delve_bench.numerics.mixture import mixture_median
 
 # -- architecture and initialisation -----------------------------------------------------
 
@@ -266,8 +266,6 @@ def test_thinned_store_keeps_evenly_spaced_states_and_selection_skips_the_first_
 
 
 def _instance(task="kin-8nm/std.64", i=0):
-    if not os.environ.get("DELVE_DATA_PATH"):
-        pytest.skip("DELVE_DATA_PATH is not set")
     from delve_bench.run.runner import Job, encode_instance
     from delve_bench.tasks.names import resolve_tasks
     from delve_bench.workspace import Workspace
@@ -288,7 +286,7 @@ def test_mlp_ese_1_follows_the_ensemble_rules_on_kin():
     X, y, Xt, yt = _instance()
     total = 4000
     m = MlpEse1()
-    info = _fit(m, X, y, Budget("work", None, total)).info
+    info = _fit(m, X, y, Budget(mode="work", work=total)).info
     assert info["hidden_units"] == mlp.ese_hidden_units(64, 8) == 4  # Nt = 43
     assert info["n_validation"] == 21
     k = info["ensemble_size"]
@@ -304,14 +302,14 @@ def test_mlp_ese_1_follows_the_ensemble_rules_on_kin():
     assert pred.median is None and pred.density is None and "L" not in m.losses
     assert np.mean((pred.mean - yt) ** 2) < 0.7 * np.var(yt)
     again = MlpEse1()
-    _fit(again, X, y, Budget("work", None, total))
+    _fit(again, X, y, Budget(mode="work", work=total))
     np.testing.assert_array_equal(again.predict(Xt).mean, pred.mean)  # reproducible
 
 
 def test_mlp_ese_1_validation_picks_the_earliest_best_weights():
     X, y, _, _ = _instance()
     m = MlpEse1(max_ensemble=3, min_iteration=10)
-    info = _fit(m, X, y, Budget("work", None, 600), seed=4).info
+    info = _fit(m, X, y, Budget(mode="work", work=600), seed=4).info
     # the stored member is the best-validation state, not the last one
     assert all(b <= it for b, it in zip(info["best_iteration"], info["iterations"], strict=True))
     assert info["ensemble_size"] == 3 and info["nets_trained"] == 3
@@ -320,7 +318,7 @@ def test_mlp_ese_1_validation_picks_the_earliest_best_weights():
 def test_mlp_mc_1_samples_well_and_predicts_a_mixture_on_kin():
     X, y, Xt, yt = _instance()
     m = MlpMc1()
-    info = _fit(m, X, y, Budget("work", None, 160), seed=1).info
+    info = _fit(m, X, y, Budget(mode="work", work=160), seed=1).info
     assert info["hidden_units"] == 6 and info["iterations"] == 150
     assert info["init_acceptance_rate"] >= 0.8
     assert info["acceptance_rate"] >= 0.9  # the thesis: rejection rate below ~5 %
@@ -344,14 +342,12 @@ def test_mlp_mc_1_ard_switches_off_an_irrelevant_input():
     X = rng.standard_normal((100, 3))
     y = np.sin(1.5 * X[:, 0]) + 0.5 * X[:, 1] + 0.05 * rng.standard_normal(100)  # x3 unused
     m = MlpMc1()
-    info = _fit(m, X, y, Budget("work", None, 300), seed=2).info
+    info = _fit(m, X, y, Budget(mode="work", work=300), seed=2).info
     ih = info["ard_input_hidden"]
     assert ih[2] < 0.3 * ih[0]
 
 
 def test_delve_run_end_to_end(tmp_path):
-    if not os.environ.get("DELVE_DATA_PATH"):
-        pytest.skip("DELVE_DATA_PATH is not set")
     from click.testing import CliRunner
 
     from delve_bench.cli import cli

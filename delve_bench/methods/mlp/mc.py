@@ -1,10 +1,10 @@
 """mlp-mc-1: Bayesian MLP sampled by hybrid Monte Carlo, as Neal's software ran it for the
 thesis (spec/methods-thesis.md §7; thesis §3.7, App. A.4; FBM bnn.1996-08-26).
 
-* Network (:mod:`.mlp`): one tanh hidden layer with direct input->output connections;
+* Network (:mod:`.network`): one tanh hidden layer with direct input->output connections;
   H = the smallest number with at least as many weights as training cases, clamped to
   6..25 (§7.2).
-* Prior (:mod:`.mlp_prior`): Neal's gamma hierarchy with ARD on the inputs (§7.4).
+* Prior (:mod:`.prior`): Neal's gamma hierarchy with ARD on the inputs (§7.4).
 * Sampler: the package's one HMC sampler (:mod:`.hmc`) on the weights, with trajectories
   of 100 leapfrog steps, acceptance windows of 10, step sizes 0.15 x Neal's per-weight
   heuristic (recomputed after every hyperparameter update) and momentum persistence 0.95
@@ -58,11 +58,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .base import Budget, FitContext, GaussianMixture, Method, Prediction
-from .hmc import HMC
-from .mixture import mixture_median
-from .mlp import MlpData, MlpShape, forward_many, mc_hidden_units
-from .mlp_prior import Hypers, NealPrior
+from ...numerics.hmc import HMC
+from ...numerics.mixture import mixture_median
+from ..base import Budget, FitContext, GaussianMixture, Method, Prediction
+from .network import MlpData, MlpShape, forward_many, mc_hidden_units
+from .prior import Hypers, NealPrior
 
 
 @dataclass
@@ -264,10 +264,8 @@ class MlpMc1(Method):
         Y = np.asarray(y, dtype=float).reshape(len(X), -1)
         if Y.shape[1] != 1:
             raise ValueError("mlp-mc-1 predicts a single target")
-        b = ctx.budget
-        if (b.mode == "cpu" and not b.cpu_seconds) or (b.mode == "work" and not b.work):
-            raise ValueError("mlp-mc-1 needs a finite budget (seconds or trajectories)")
-        self.chain = run_chain(X, Y, ctx.rng, b, progress=ctx.progress, **self.params)
+        ctx.budget.require_finite("mlp-mc-1")
+        self.chain = run_chain(X, Y, ctx.rng, ctx.budget, progress=ctx.progress, **self.params)
         self.states = select_states(self.chain.saved, self.n_use, self.burn_fraction)
         ch, used = self.chain, self.states
         sig = [s.hypers.sigmas() for s in used]

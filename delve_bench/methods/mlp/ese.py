@@ -1,7 +1,7 @@
 """mlp-ese-1: ensembles of MLPs trained by conjugate gradients with early stopping
 (spec/methods-thesis.md §4; thesis §3.6 and App. A.3).
 
-Each member is the network of :mod:`.mlp` with the smallest H whose weight count reaches
+Each member is the network of :mod:`.network` with the smallest H whose weight count reaches
 the number of training cases left after a random floor(N/3) validation split (§4.3),
 initialised with ``randomizeNet(0.1)`` (§4.4) and trained on the unregularised squared
 error with the package's one CG minimiser (:mod:`.cg`, §6), one line search at a time.
@@ -28,29 +28,11 @@ Readings taken (§11): a uniform random permutation for each member's split (#5)
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
-from .base import FitContext, Method, Prediction
-from .cg import ConjugateGradient
-from .mlp import MlpData, MlpShape, ese_hidden_units, forward, forward_many, random_weights
-
-
-class _Clock:
-    """Budget time for the ensemble logic: CPU seconds (cpu mode) or evaluations (work)."""
-
-    def __init__(self, ctx: FitContext):
-        b = ctx.budget
-        self.cpu = b.mode == "cpu"
-        self.total = b.cpu_seconds if self.cpu else b.work
-        if not self.total:
-            raise ValueError("mlp-ese-1 needs a finite budget (seconds or evaluations)")
-        self.evals = 0
-        self._t0 = time.process_time()
-
-    def now(self) -> float:
-        return time.process_time() - self._t0 if self.cpu else float(self.evals)
+from ...numerics.cg import ConjugateGradient
+from ..base import FitContext, Method, Prediction
+from .network import MlpData, MlpShape, ese_hidden_units, forward, forward_many, random_weights
 
 
 class MlpEse1(Method):
@@ -83,17 +65,19 @@ class MlpEse1(Method):
         self.shape = MlpShape(
             n_in, ese_hidden_units(n, n_in, Y.shape[1], self.validate_fraction), Y.shape[1]
         )
-        clock = _Clock(ctx)
-        total, used = clock.total, 0.0
+        budget = ctx.budget
+        total = budget.require_finite("mlp-ese-1")
+        used, done = 0.0, 0  # budget used by the members; training evaluations so far
         members, log = [], []
         while used < total and len(members) < self.max_ensemble:
             perm = ctx.rng.permutation(n)  # §11 #5: a uniform permutation
             va, tr = perm[:nv], perm[nv:]
-            start = clock.now()
+            start = budget.used(done)
             w, rec = self._train_member(
-                X[tr], Y[tr], X[va], Y[va], ctx, clock, start, min(total / 3, total - used), total
+                X[tr], Y[tr], X[va], Y[va], ctx, done, min(total / 3, total - used), total
             )
-            used += clock.now() - start
+            done += rec["evals"]
+            used += budget.used(done) - start
             rec["kept"] = bool(used < total or len(members) < self.min_ensemble)
             if rec["kept"]:
                 members.append(w)
@@ -112,26 +96,28 @@ class MlpEse1(Method):
             best_iteration=[r["best_iteration"] for r in kept],
             validation_error=[r["validation_error"] for r in kept],
             stop=[r["stop"] for r in kept],
-            budget_units="cpu seconds" if clock.cpu else "evaluations",
+            budget_units="cpu seconds" if budget.mode == "cpu" else "evaluations",
             budget_used=used,
         )
 
-    def _train_member(self, Xt, Yt, Xv, Yv, ctx, clock, start, net_limit, total):
-        """Train one member from random weights; return its best-validation weights."""
+    def _train_member(self, Xt, Yt, Xv, Yv, ctx, done, net_limit, total):
+        """Train one member from random weights, ``done`` training evaluations into the
+        budget; return its best-validation weights and a record of its training."""
         data = MlpData(self.shape, Xt, Yt)
+        budget = ctx.budget
+        start = budget.used(done)
 
-        def fg(w):
-            clock.evals += 1
-            return data.energy_grad(w)
+        def elapsed() -> float:  # this member's share of the budget so far
+            return budget.used(done + cg.evals) - start
 
         def val_error(w):
             R = forward(self.shape, w, Xv) - Yv
             return float(np.vdot(R, R)) / max(1, len(Xv))
 
         w0 = random_weights(self.shape, ctx.rng, self.init_scale)
-        cg = ConjugateGradient(fg, w0)
+        cg = ConjugateGradient(data.energy_grad, w0)
         best_err, best_w, best_it, it, stop = val_error(cg.x), cg.x.copy(), 0, 0, "budget"
-        while clock.now() - start < net_limit:  # CG checks the timeout before iterating
+        while elapsed() < net_limit:  # CG checks the timeout before iterating
             ls = cg.iterate()
             if ls is None:
                 stop = "converged"
@@ -143,13 +129,13 @@ class MlpEse1(Method):
             if cg.converged:
                 stop = "converged"
                 break
-            elapsed = clock.now() - start
-            if elapsed >= net_limit:
+            spent = elapsed()
+            if spent >= net_limit:
                 break
             if (
                 it >= self.early_stop_margin * best_it
                 and it >= self.min_iteration
-                and elapsed >= total / self.max_ensemble
+                and spent >= total / self.max_ensemble
             ):
                 stop = "early"
                 break

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from delve_bench.methods import hmc
+from delve_bench.numerics import hmc
 
 MU = np.array([1.0, -2.0])
 COV = np.array([[1.0, 0.8], [0.8, 2.0]])

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from delve_bench.methods import cg
 from delve_bench.methods.base import Budget
+from delve_bench.numerics import cg
 
 
 def rosenbrock(x: np.ndarray) -> tuple[float, np.ndarray]:
@@ -85,7 +85,7 @@ def test_max_evals_is_never_exceeded_and_counts_the_start():
 
 
 def test_work_budget_object_and_stop_predicate():
-    res = cg.minimize(rosenbrock, np.zeros(10), budget=Budget("work", None, 50))
+    res = cg.minimize(rosenbrock, np.zeros(10), budget=Budget(mode="work", work=50))
     assert res.status == "budget" and 50 <= res.evals < 50 + cg.MAX
     res = cg.minimize(rosenbrock, np.zeros(10), callback=lambda c, ls: c.iterations == 7)
     assert res.status == "stopped" and res.iterations == 7

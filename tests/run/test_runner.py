@@ -13,11 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import needs_data
 
 from delve_bench.run.store import instance_state
 
-pytestmark = needs_data
 TESTS = str(Path(__file__).resolve().parent)
 SLOW_RUN = [
     sys.executable,

@@ -1,0 +1,115 @@
+"""Commands that analyse finished results: stats, compare, report."""
+
+from __future__ import annotations
+
+import click
+
+from ..errors import DelveError
+from ..workspace import Workspace
+from ._group import LOSS, _emit, _ws, cli
+
+
+@cli.command()
+@click.argument("method")
+@click.argument("task_names", nargs=-1, required=True, metavar="TASK...")
+@click.option("-l", "--loss", type=LOSS, default="S", show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per task.")
+@click.pass_context
+def stats(ctx: click.Context, method, task_names, loss, as_json) -> None:
+    """Estimated expected loss of METHOD on TASKs (DELVE's mstats)."""
+    from ..methods.registry import method_spec
+    from ..report import format_summary
+    from ..stats.summary import task_summary
+    from ..tasks import resolve_tasks
+
+    ws = _ws(ctx)
+    refs = resolve_tasks(ws, task_names)
+    method_spec(ws, method)
+    _emit([task_summary(ws, method, r, loss) for r in refs], as_json, format_summary)
+
+
+@cli.command()
+@click.argument("method_a")
+@click.argument("method_b")
+@click.argument("task_names", nargs=-1, metavar="[TASK]...")
+@click.option("-l", "--loss", type=LOSS, default="S", show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per task.")
+@click.option(
+    "--bayes", is_flag=True, help="Also the posterior mass of eq. 2.16 (hierarchical design)."
+)
+@click.pass_context
+def compare(ctx: click.Context, method_a, method_b, task_names, loss, as_json, bayes) -> None:
+    """Paired comparison METHOD_A - METHOD_B (t-test or quasi-F); all shared tasks by default."""
+    from ..methods.registry import method_spec
+    from ..report import format_comparison
+    from ..stats.summary import task_comparison
+    from ..tasks import resolve_tasks
+
+    ws = _ws(ctx)
+    method_spec(ws, method_a)
+    method_spec(ws, method_b)
+    refs = resolve_tasks(ws, task_names) if task_names else _shared_tasks(ws, method_a, method_b)
+    if not refs:
+        raise DelveError(f"{method_a} and {method_b} have no task with complete results in common")
+    _emit(
+        [task_comparison(ws, method_a, method_b, r, loss, bayes) for r in refs],
+        as_json,
+        format_comparison,
+    )
+
+
+def _shared_tasks(ws: Workspace, a: str, b: str):
+    """Tasks on which both methods have every instance complete."""
+    from ..run.store import instance_state, result_dir
+    from ..stats.summary import layout_of
+    from ..tasks.names import TaskRef
+
+    refs = []
+    base = ws.results / a
+    for d in sorted(base.glob("*/*/std.*")) if base.is_dir() else []:
+        ds, pt, task = d.parts[-3:]
+        try:
+            ref = TaskRef(ds, pt, int(task.split(".", 1)[1]))
+            layout = layout_of(ws, ref)
+        except (DelveError, ValueError):
+            continue
+        if all(
+            instance_state(result_dir(ws, m, ref, i.index)) == "ok"
+            for m in (a, b)
+            for i in layout.instances
+        ):
+            refs.append(ref)
+    return sorted(refs)
+
+
+@cli.command()
+@click.argument("prototasks", nargs=-1, metavar="[PROTOTASK]...")
+@click.option("--methods", "methods_", help="Comma-separated methods (default: all with results).")
+@click.option(
+    "-l",
+    "--loss",
+    type=LOSS,
+    multiple=True,
+    help="Loss to report; repeat for several.  [default: S]",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    help="Output directory for tables/, plots/ and index.html (default: results/).",
+)
+@click.option("--plot", is_flag=True, help="Also draw the DELVE diagrams (PNG and SVG).")
+@click.pass_context
+def report(ctx: click.Context, prototasks, methods_, loss, out, plot) -> None:
+    """Tables (md, csv, tex), DELVE diagrams and an HTML index from the stored results."""
+    from pathlib import Path
+
+    from ..report import write_report
+
+    ws = _ws(ctx)
+    methods_list = [m.strip() for m in methods_.split(",") if m.strip()] if methods_ else None
+    res = write_report(
+        ws, list(prototasks), methods_list, loss or ("S",), Path(out) if out else None, plot
+    )
+    for w in res.warnings:
+        click.echo(f"warning: {w}", err=True)
+    click.echo(f"{len(res.tables)} tables, {len(res.plots)} plots; open {res.out / res.index}")
