@@ -11,8 +11,7 @@ sample, on the same samples).
 The Fortran is not part of delve-bench. Build it outside the repository from the public
 mars36_fort.f with the driver next to this script (see its header), then
 
-    DELVE_DATA_PATH=/work/shared/data MARS36_BIN=/path/to/marsref \\
-        .venv/bin/python benchmarks/mars.py --bag
+    MARS36_BIN=/path/to/marsref .venv/bin/python benchmarks/mars.py --bag
 
 Without ``--fortran``/``MARS36_BIN`` the reference columns are left empty.
 """
@@ -145,7 +144,7 @@ def bag(task, X, y, Xt, ref, instance) -> str:
     seed = 1000 + instance
     m = MarsBag(bags=50)
     c = cpu()
-    m.fit(X, y, FitContext(rng=np.random.default_rng(seed), budget=Budget("work"), kinds=[]))
+    m.fit(X, y, FitContext(rng=np.random.default_rng(seed), budget=Budget(mode="work"), kinds=[]))
     m.predict(Xt)
     port = cpu() - c
     row = f"{task:24s} {port:7.2f}"

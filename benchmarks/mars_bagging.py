@@ -10,8 +10,7 @@ summary counts improvements and significant losses and averages r per size, as t
 thesis does (bagging improved 76 of 80 tasks and never lost significantly; average r
 25.1, 18.9, 14.3, 8.7, 4.3 % at n = 64 .. 1024).
 
-    DELVE_DATA_PATH=/work/shared/data .venv/bin/python benchmarks/mars_bagging.py \\
-        --root /tmp/mars-bagging --jobs 2
+    .venv/bin/python benchmarks/mars_bagging.py --root /tmp/mars-bagging --jobs 2
 
 Finished instances are kept in ``--root``: rerunning only prints the table.
 """
@@ -25,6 +24,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+from delve_bench.workspace import cache_dir, shipped_data_dir
 
 SIZES = [64, 128, 256, 512, 1024]
 # Rasmussen (1996) Fig. 5.2: r in percent per task and size
@@ -56,8 +57,9 @@ def delve(root: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def available(names: list[str]) -> list[str]:
-    """The datasets whose data file is on DELVE_DATA_PATH."""
+    """The datasets whose data file is on DELVE_DATA_PATH, in the cache or shipped."""
     paths = [Path(p) for p in os.environ.get("DELVE_DATA_PATH", "").split(os.pathsep) if p]
+    paths += [cache_dir(), shipped_data_dir()]
     return [d for d in names if any((p / f"{d}.data.gz").is_file() for p in paths)]
 
 
@@ -94,7 +96,7 @@ def print_table(names, sizes, rows) -> None:
     print(f"{'task':13s}{cols}")
     for d in names:
         line = f"{d:13s}"
-        for i, n in enumerate(sizes):
+        for n in sizes:
             r, p = rows[d, n]
             t = THESIS[d][SIZES.index(n)]
             line += f" | {r:7.1f} {math.ceil(100 * p):3d} {t:6.1f}"

@@ -7,7 +7,6 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import needs_data
 
 from delve_bench.methods.base import Budget, FitContext
 from delve_bench.methods.mars import MarsSettings, fit_mars
@@ -24,7 +23,6 @@ def run(tmp_path, method: str, n: int = 64, instance: int = 0, force: bool = Fal
     return json.loads((d / "meta.json").read_text()), pd.read_csv(d / "losses.csv"), d
 
 
-@needs_data
 def test_mars_runs_on_kin8nm_and_records_its_model(tmp_path, ws):
     meta, losses, _ = run(tmp_path, "mars3.6-1")
     info = meta["info"]
@@ -45,7 +43,6 @@ def test_mars_runs_on_kin8nm_and_records_its_model(tmp_path, ws):
     assert losses["S"].mean() < np.var(yte)
 
 
-@needs_data
 def test_bagged_mars_is_seeded_and_records_the_mean_size(tmp_path):
     meta, losses, d = run(tmp_path, "mars3.6-bag-1")
     info = meta["info"]
@@ -60,7 +57,7 @@ def test_bag_draws_bootstrap_samples_from_the_instance_generator():
     rng = np.random.default_rng(0)
     X = rng.uniform(size=(80, 3))
     y = np.sin(3 * X[:, 0]) + X[:, 1] + 0.05 * rng.normal(size=80)
-    ctx = FitContext(rng=np.random.default_rng(11), budget=Budget("work"), kinds=["real"] * 3)
+    ctx = FitContext(rng=np.random.default_rng(11), budget=Budget(mode="work"), kinds=["real"] * 3)
     bag = MarsBag(bags=3)
     bag.fit(X, y, ctx)
     draw = np.random.default_rng(11)
@@ -72,12 +69,13 @@ def test_bag_draws_bootstrap_samples_from_the_instance_generator():
     np.testing.assert_allclose(bag.predict(Xt).mean, np.mean([f.predict(Xt) for f in fits], axis=0))
     one = Mars()
     one.fit(
-        X, y, FitContext(rng=np.random.default_rng(0), budget=Budget("work"), kinds=["real"] * 3)
+        X,
+        y,
+        FitContext(rng=np.random.default_rng(0), budget=Budget(mode="work"), kinds=["real"] * 3),
     )
     assert one.predict(Xt).median is not None
 
 
-@needs_data
 @pytest.mark.slow
 def test_delve_run_both_methods_on_kin8nm(delve):
     delve("run", "mars3.6-1", "mars3.6-bag-1", "kin-8nm/std.64", "-q", check=True)
