@@ -63,8 +63,9 @@ def side_knots(
     knots: dict[tuple[frozenset[int], int], np.ndarray] = {}
     for g, members in groups.items():
         for v in g:
-            ts = [f.knot for m in members for f in factors(basis, m) if f.variable == v]
-            knots[g, v] = np.array(ts)
+            knots[g, v] = np.array(
+                [f.knot for m in members for f in factors(basis, m) if f.variable == v]
+            )
     out = []
     for m in selected:
         g = variables_of(basis, m)
@@ -74,9 +75,9 @@ def side_knots(
             if f.knot <= lo_x:
                 fs.append(CubicFactor(f.variable, f.sign, f.knot, lo_x, lo_x))
                 continue
-            ts = knots[g, f.variable]
-            below = ts[(ts < f.knot) & (ts > lo_x)]
-            above = ts[(ts > f.knot) & (ts < hi_x)]
+            on_v = knots[g, f.variable]
+            below = on_v[(on_v < f.knot) & (on_v > lo_x)]
+            above = on_v[(on_v > f.knot) & (on_v < hi_x)]
             lo = below.max() if below.size else lo_x
             hi = above.min() if above.size else hi_x
             fs.append(

@@ -30,7 +30,7 @@ class MarsFit:
     @property
     def selected(self) -> list[int]:
         """1-based numbers of the basis functions the backward pass kept."""
-        return [m + 1 for m in np.flatnonzero(self.backward.selected)]
+        return [int(m) + 1 for m in np.flatnonzero(self.backward.selected)]
 
     def standardize(self, X: np.ndarray) -> np.ndarray:
         return (np.asarray(X, dtype=float) - self.mean) / self.scale
@@ -107,6 +107,6 @@ def fit_mars(X: np.ndarray, y: np.ndarray, settings: MarsSettings | None = None)
     Z = (X - mean) / scale
     fwd = forward_pass(Z, y, settings)
     bwd = backward_pass(fwd.columns, y, fwd.iterations, fwd.knot_cost)
-    sel = [m + 1 for m in np.flatnonzero(bwd.selected)]
+    sel = [int(m) + 1 for m in np.flatnonzero(bwd.selected)]
     cub = fit_cubic(Z, y, fwd.basis, sel, bwd.cost_per_bf, fwd.xmin, fwd.xmax)
     return MarsFit(settings=settings, mean=mean, scale=scale, forward=fwd, backward=bwd, cubic=cub)
