@@ -163,6 +163,7 @@ def forward_pass(X: np.ndarray, y: np.ndarray, settings: MarsSettings) -> Forwar
     table = KnotSearch(xs, xmin, yc, max_rows=(nk + 1) * p)
     parents: dict[int, ParentRows | None] = {}
     best_of_parent = 0.0  # MARS keeps the last parent's best when a parent finds none
+    last_win = None
     iteration, cost = 0, 1.0
     while len(B) < nk and cost < max_cost:
         iteration += 1
@@ -225,9 +226,14 @@ def forward_pass(X: np.ndarray, y: np.ndarray, settings: MarsSettings) -> Forwar
                     if value <= win_value:
                         win_value, win = value, (v, lo, l, True)
             queue.update(entry, jq, rss0 - best_of_parent)
-        if win is None:  # nothing left to add (MARS would re-add its last winner)
-            iteration -= 1
-            break
+        if win is None:
+            # nothing new to add: MARS 3.6 adds its previous winner again (collinear, so
+            # outside the basis); the wasted step still counts in the GCV cost
+            if last_win is None:
+                iteration -= 1
+                break
+            win = last_win
+        last_win = win
         var, t, parent, linear = win
         queue.selected(parent)
         added = [B.add(BasisFunction(var, 1, t, parent))]

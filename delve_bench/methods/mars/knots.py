@@ -250,6 +250,8 @@ class KnotSearch:
             proj = self.L[rows] @ QS  # (R, nn): L_v . Q_k
             self.L_proj_ss[rows] += np.einsum("rk,rk->r", proj, proj)
             self.L_proj_y[rows] += proj @ dyn
+            if self.K == 0:
+                continue
             V0, V1 = self._block_suffix(rows, QS)
             V1 -= self.t[rows][:, :, None] * V0  # H . Q_k
             self.A[rows] += V1 @ dyn
@@ -295,6 +297,10 @@ class KnotSearch:
         inv = np.where(lin_ok, 1.0 / np.sqrt(np.where(lin_ok, resid, 1.0)), 0.0)
         qy = (self.L_y[sel] - self.L_proj_y[sel]) * inv
         rss_lin = rss - qy * qy
+        var = self.var[sel]
+        if self.K == 0:  # no parent so far has an admissible knot
+            nan = np.full(len(sel), np.nan)
+            return Candidates(var, lin_ok, rss_lin, nan, nan, self.xmin[var])
         # H against the basis and, if L enters first, against L's orthonormal column
         hq = (self.hL[sel] - self.C[sel]) * inv[:, None]
         hr = self.hy[sel] - self.A[sel] - hq * qy[:, None]
@@ -308,5 +314,4 @@ class KnotSearch:
         found = g > -np.inf
         rss_pair = np.where(found, rss_lin - g, np.nan)
         knot = np.where(found, self.t[sel][at, best], np.nan)
-        var = self.var[sel]
         return Candidates(var, lin_ok, rss_lin, rss_pair, knot, self.xmin[var])

@@ -161,3 +161,20 @@ def test_test_predictions_linear_and_cubic(run):
     r, fit, xt = run
     np.testing.assert_allclose(fit.predict(xt, cubic=False), r["linear"], rtol=1e-4)
     np.testing.assert_allclose(fit.predict(xt), r["cubic"], rtol=1e-4)
+
+
+def test_a_step_without_candidates_adds_the_previous_winner_again():
+    """n = 12, one input: after x (linear) nothing new is admissible (no room for knots,
+    the linear term exists). MARS 3.6 re-adds its last winner, a collinear basis function
+    outside the basis, until the cost limit: 8 iterations, c = 9, the constant model
+    (the Fortran, compiled with gfortran, on this data)."""
+    n = 12
+    x = (np.arange(n) * 7 % n) / n
+    y = np.round(np.sin(3 * x) * 100) / 100 + np.round(np.cos(np.arange(n) * 2.1) * 30) / 100
+    fit = fit_mars(x[:, None], y)
+    assert fit.forward.iterations == 8 and fit.forward.rank == 1
+    assert len({(b.variable, b.sign, b.knot, b.parent) for b in fit.forward.basis}) == 1
+    assert len(fit.forward.basis) == 8
+    assert fit.backward.cost_per_bf == pytest.approx(8.99999, rel=1e-5)
+    assert fit.selected == []
+    np.testing.assert_allclose(fit.predict(np.array([[0.05], [0.5], [0.95]])), 0.655, rtol=1e-6)
