@@ -285,4 +285,4 @@ def _new_parent(B: _Basis, l: int, table: KnotSearch, usable, settings) -> Paren
     sp = spans(nep, n_support, settings.alpha, settings.minspan)
     if n_support <= max(sp.endspan, sp.endspan_low):
         return None
-    return table.add_parent(b, np.flatnonzero(eligible), sp)
+    return table.add_parent(b, np.flatnonzero(eligible), sp, n_support)

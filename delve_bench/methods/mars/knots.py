@@ -32,6 +32,8 @@ from .spans import Spans, knot_positions
 
 #: relative residual sum of squares below which a candidate counts as collinear
 COLLINEAR = 1e-4
+#: the (row, knot) tables of :class:`KnotSearch`, stacked in this order
+TAB = ("t", "dv", "hy", "hL", "A", "B", "C")
 
 
 @dataclass(frozen=True)
@@ -115,46 +117,40 @@ class KnotSearch:
         self._knot_tables(R, 0)
         # block structure: data of block (row r, knot c) at [ptr[r, c], ptr[r, c + 1])
         self._idx = np.zeros(0, dtype=np.int32)
-        self._b = np.zeros(0)
-        self._bx = np.zeros(0)
+        self._data = np.zeros((2, 0))  # rows: b, b x
         self._nnz = 0
+        self._Z = np.column_stack([np.ones(n), np.ones(n), yc])  # [1, parent, y]
 
     def _knot_tables(self, R: int, K: int) -> None:
         """(Re)allocate the (row, knot) tables with K columns, keeping what exists."""
-        old = {}
-        for name in ("t", "dv", "hy", "hL", "A", "B", "C", "admissible", "ptr"):
-            if hasattr(self, name):
-                old[name] = getattr(self, name)
-        # rows are initialised when their parent is added
-        self.t = np.empty((R, K))
-        self.dv = np.empty((R, K))
-        self.hy = np.empty((R, K))
-        self.hL = np.empty((R, K))
-        self.A = np.empty((R, K))
-        self.B = np.empty((R, K))
-        self.C = np.empty((R, K))
+        old = {n: getattr(self, n) for n in ("tab", "admissible", "ptr") if hasattr(self, n)}
+        # rows are initialised when their parent is added. tab[TAB.index(name)] holds
+        # the knot t, the centred SS of H (dv), H.y (hy), H.L (hL) and the accumulated
+        # A, B, C of every (row, knot)
+        self.tab = np.empty((len(TAB), R, K))
         self.admissible = np.empty((R, K), dtype=bool)
         self.ptr = np.empty((R, K + 1), dtype=np.int64)
         r = self.rows
         for name, a in old.items():
             new = getattr(self, name)
-            k = a.shape[1]
-            new[:r, :k] = a[:r]
+            k = a.shape[-1]
+            new[..., :r, :k] = a[..., :r, :]
             # beyond a row's knots: empty blocks (ending where the row ends), no candidates
-            new[:r, k:] = a[:r, -1:] if name == "ptr" else 0
+            new[..., :r, k:] = a[..., :r, -1:] if name == "ptr" else 0
         self.K = K
 
     # ---------------------------------------------------------------- new parents
-    def add_parent(self, b: np.ndarray, variables: np.ndarray, sp: Spans) -> ParentRows:
-        """Append the rows of parent ``b`` (n,) for the eligible ``variables``."""
-        xs, n, P = self.xs, self.n, len(variables)
+    def add_parent(
+        self, b: np.ndarray, variables: np.ndarray, sp: Spans, n_support: int
+    ) -> ParentRows:
+        """Append the rows of parent ``b`` (n,), positive on ``n_support`` cases, for the
+        eligible ``variables``."""
+        xs, n, P, m = self.xs, self.n, len(variables), n_support
         desc = xs.order[variables, ::-1]  # case indices, x descending
-        if np.all(b > 0):
-            m = n
+        if m == n:
             xd = xs.values[variables, ::-1]
         else:
             keep = b[desc] > 0
-            m = int(np.count_nonzero(keep[0]))
             desc = desc[keep].reshape(P, m)
             xd = xs.values[variables, ::-1][keep].reshape(P, m)
         q = knot_positions(xd[:, ::-1], sp)  # ascending positions, highest first
@@ -185,6 +181,8 @@ class KnotSearch:
         starts = local[:, None] + np.concatenate([np.zeros((P, 1), np.intp), ends], axis=1)[:, :K]
         indptr = np.concatenate([starts.ravel(), [nnz]]).astype(np.int32)
         # rows [b; b x; b x^2] times columns [1, b, y]: every sum in one product
+        Z = self._Z
+        Z[:, 1] = b
         M = sps.csr_matrix(
             (
                 np.concatenate([bk, bxk, bxk * xk]),
@@ -193,9 +191,7 @@ class KnotSearch:
             ),
             shape=(3 * P * K, n),
         )
-        sums = np.cumsum(
-            (M @ np.column_stack([np.ones(n), b, self.yc])).reshape(3, P, K, 3), axis=2
-        )
+        sums = np.cumsum((M @ Z).reshape(3, P, K, 3), axis=2)
         S0, T0, U0 = sums[0, ..., 0], sums[0, ..., 1], sums[0, ..., 2]
         S1, T1, U1 = sums[1, ..., 0], sums[1, ..., 1], sums[1, ..., 2]
         T2 = sums[2, ..., 1]
@@ -212,12 +208,12 @@ class KnotSearch:
         xm = xm[:, None]
         sum_h = S1 - t * S0
         dv = T2 - 2 * t * T1 + t * t * T0 - sum_h**2 / n
-        for table in (self.t, self.dv, self.hy, self.hL, self.A, self.B, self.C):
-            table[rows] = 0.0
-        self.t[rows, :K] = t
-        self.dv[rows, :K] = dv
-        self.hy[rows, :K] = U1 - t * U0
-        self.hL[rows, :K] = T2 - (t + xm) * T1 + t * xm * T0 - sum_h * L_sum[:, None] / n
+        tab = self.tab[:, rows]
+        tab[...] = 0.0
+        tab[0, :, :K] = t
+        tab[1, :, :K] = dv
+        tab[2, :, :K] = U1 - t * U0
+        tab[3, :, :K] = T2 - (t + xm) * T1 + t * xm * T0 - sum_h * L_sum[:, None] / n
         self.admissible[rows] = False
         self.admissible[rows, :K] = valid & (dv > 0)
         first = self.rows
@@ -227,15 +223,16 @@ class KnotSearch:
     def _append(self, idx: np.ndarray, b: np.ndarray, bx: np.ndarray) -> None:
         """Append block data (case indices, b, b x) to the growing buffers."""
         nnz = len(idx)
-        if self._nnz + nnz > len(self._b):
-            cap = max(2 * len(self._b), self._nnz + nnz)
-            for name in ("_idx", "_b", "_bx"):
-                a = getattr(self, name)
-                grown = np.empty(cap, dtype=a.dtype)
-                grown[: self._nnz] = a[: self._nnz]
-                setattr(self, name, grown)
+        if self._nnz + nnz > len(self._idx):
+            cap = max(2 * len(self._idx), self._nnz + nnz)
+            idx_, data = np.empty(cap, dtype=np.int32), np.empty((2, cap))
+            idx_[: self._nnz], data[:, : self._nnz] = (
+                self._idx[: self._nnz],
+                self._data[:, : self._nnz],
+            )
+            self._idx, self._data = idx_, data
         s = slice(self._nnz, self._nnz + nnz)
-        self._idx[s], self._b[s], self._bx[s] = idx, b, bx
+        self._idx[s], self._data[0, s], self._data[1, s] = idx, b, bx
         self._nnz += nnz
 
     # ----------------------------------------------------------------- catching up
@@ -253,10 +250,10 @@ class KnotSearch:
             if self.K == 0:
                 continue
             V0, V1 = self._block_suffix(rows, QS)
-            V1 -= self.t[rows][:, :, None] * V0  # H . Q_k
-            self.A[rows] += V1 @ dyn
-            self.B[rows] += np.einsum("rkc,rkc->rk", V1, V1)
-            self.C[rows] += np.einsum("rkc,rc->rk", V1, proj)
+            V1 -= self.tab[0, rows][:, :, None] * V0  # H . Q_k
+            self.tab[4:, rows] += np.stack(
+                [V1 @ dyn, np.einsum("rkc,rkc->rk", V1, V1), np.einsum("rkc,rc->rk", V1, proj)]
+            )
         self.done[sel] = kr
 
     def _block_suffix(self, sel: np.ndarray, QS: np.ndarray):
@@ -274,7 +271,7 @@ class KnotSearch:
         np.cumsum(lengths, out=indptr[1:])
         M = sps.csr_matrix(
             (
-                np.concatenate([self._b[g], self._bx[g]]),
+                self._data[:, g].ravel(),
                 np.tile(self._idx[g], 2),
                 np.concatenate([indptr, indptr[1:] + total]).astype(np.int32),
             ),
@@ -302,10 +299,10 @@ class KnotSearch:
             nan = np.full(len(sel), np.nan)
             return Candidates(var, lin_ok, rss_lin, nan, nan, self.xmin[var])
         # H against the basis and, if L enters first, against L's orthonormal column
-        hq = (self.hL[sel] - self.C[sel]) * inv[:, None]
-        hr = self.hy[sel] - self.A[sel] - hq * qy[:, None]
-        dv = self.dv[sel]
-        hh = dv - self.B[sel] - hq * hq
+        t, dv, hy, hL, A, B, C = self.tab[:, sel]
+        hq = (hL - C) * inv[:, None]
+        hr = hy - A - hq * qy[:, None]
+        hh = dv - B - hq * hq
         ok = self.admissible[sel] & (hh > COLLINEAR * dv)
         gain = np.where(ok, hr * hr / np.where(ok, hh, 1.0), -np.inf)
         best = np.argmax(gain, axis=1)  # first maximum: the highest knot among ties
@@ -313,5 +310,5 @@ class KnotSearch:
         g = gain[at, best]
         found = g > -np.inf
         rss_pair = np.where(found, rss_lin - g, np.nan)
-        knot = np.where(found, self.t[sel][at, best], np.nan)
+        knot = np.where(found, t[at, best], np.nan)
         return Candidates(var, lin_ok, rss_lin, rss_pair, knot, self.xmin[var])

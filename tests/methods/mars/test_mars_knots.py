@@ -42,7 +42,7 @@ def test_candidates_equal_brute_force_least_squares(seed, ties):
         variables = np.array([1, 2, 3]) if parent else np.arange(p)
         sp = spans(len(variables), int((b > 0).sum()))
         table = KnotSearch(xs, xmin, yc, max_rows=p)
-        rows = table.add_parent(b, variables, sp).rows(-1)
+        rows = table.add_parent(b, variables, sp, int((b > 0).sum())).rows(-1)
         cand = table.evaluate(rows, B.Q, B.dy, B.kr, B.rss)
         basis_cols = [B.columns[:, k] for k in range(len(B))]
         for r, v in enumerate(variables):
@@ -74,7 +74,7 @@ def test_incremental_projections_equal_a_fresh_search():
     B.add(BasisFunction(2, 1, xmin[2], 0))
     sp = spans(3, n)
     table = KnotSearch(xs, xmin, yc, max_rows=9)
-    old = table.add_parent(np.ones(n), np.arange(3), sp)
+    old = table.add_parent(np.ones(n), np.arange(3), sp, n)
     table.evaluate(old.rows(1), B.Q, B.dy, B.kr, B.rss)  # one variable first
     for bf in [
         BasisFunction(0, 1, 0.4, 0),
@@ -83,7 +83,7 @@ def test_incremental_projections_equal_a_fresh_search():
     ]:
         B.add(bf)
     table.evaluate(old.rows(2), B.Q, B.dy, B.kr, B.rss)  # another, later
-    fresh = table.add_parent(np.ones(n), np.arange(3), sp)
+    fresh = table.add_parent(np.ones(n), np.arange(3), sp, n)
     # rows that have seen 1, 0 and 4 columns, and fresh rows, caught up together
     a = table.evaluate(old.rows(-1), B.Q, B.dy, B.kr, B.rss)
     b = table.evaluate(fresh.rows(-1), B.Q, B.dy, B.kr, B.rss)
@@ -102,7 +102,7 @@ def test_collinear_linear_candidate_is_rejected():
     B = _Basis(X, yc, nk=4)
     B.add(BasisFunction(0, 1, xmin[0], 0))
     table = KnotSearch(xs, xmin, yc, max_rows=2)
-    rows = table.add_parent(np.ones(n), np.arange(2), spans(2, n)).rows(-1)
+    rows = table.add_parent(np.ones(n), np.arange(2), spans(2, n), n).rows(-1)
     cand = table.evaluate(rows, B.Q, B.dy, B.kr, B.rss)
     assert not cand.linear_ok[0] and cand.linear_ok[1]
     assert cand.rss_linear[0] == pytest.approx(B.rss)
