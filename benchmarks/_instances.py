@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from delve_bench.run.runner import Job, encode_instance
-from delve_bench.tasks.names import resolve_tasks
+from delve_bench.run import load_instance
 from delve_bench.workspace import Workspace
 
 
 def encoded_instance(task: str, instance: int):
     """(Xtr, ytr, Xte, yte_raw, coding) of ``task`` instance ``instance``; X, y encoded by
     DELVE's default coding fitted on the training set, test targets raw."""
-    ws = Workspace.from_env()
-    (ref,) = resolve_tasks(ws, [task])
-    _, coding, (xtr, ytr, xte, yte) = encode_instance(ws, Job("-", ref, instance))
-    return coding.inputs(xtr), coding.target(ytr), coding.inputs(xte), yte, coding
+    e = load_instance(Workspace.from_env(), task, instance)
+    return e.X_train, e.y_train, e.X_test, e.y_test, e.coding
 
 
 def standardised_S(yte: np.ndarray, pred_raw: np.ndarray) -> float:

@@ -1,6 +1,6 @@
 """Speed and accuracy of gp-map-1 against scikit-learn, and gp-mc-1 against gp-map-1.
 
-    DELVE_DATA_PATH=/work/shared/data python benchmarks/gp.py [--sizes 256 1024]
+    python benchmarks/gp.py [--sizes 256 1024]
         [--instances 0] [--mc-budgets 0.25 0.5 1 2] [--no-mc]
 
 Part 1: gp-map-1 (150 evaluations of the thesis' CG) and scikit-learn's
@@ -27,11 +27,11 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from delve_bench.data import load_dataset
-from delve_bench.data.encoding import fit_coding
 from delve_bench.methods.base import Budget, FitContext
 from delve_bench.methods.gp import GpMap, GpMc
 from delve_bench.methods.gp.model import initial_theta
 from delve_bench.methods.registry import DEFAULT_TIME_SCALE
+from delve_bench.run import load_instance
 from delve_bench.tasks.instances import task_layout
 from delve_bench.tasks.names import resolve_tasks
 from delve_bench.tasks.spec import prototask_spec
@@ -51,22 +51,13 @@ class Encoded:
 def load(dataset: str, size: int, instance: int) -> Encoded:
     ws = Workspace(Path.cwd())
     (ref,) = resolve_tasks(ws, [f"{dataset}/std.{size}"])
-    proto = prototask_spec(ws, ref.dataset, ref.prototask)
-    layout = task_layout(ws, proto, size)
-    ds = load_dataset(ws, dataset)
-    cols, tgt = list(proto.inputs), proto.targets[0]
-    inst = layout.instances[instance]
-    xtr, ytr = ds.values[np.ix_(inst.train, cols)], ds.values[inst.train, tgt]
-    xte, yte = ds.values[np.ix_(inst.test, cols)], ds.values[inst.test, tgt]
-    coding = fit_coding(xtr, ytr, [ds.spec.attributes[j] for j in cols], ds.spec.attributes[tgt])
-    pooled = np.concatenate([ds.values[i.test, tgt] for i in layout.instances])
+    e = load_instance(ws, ref, instance)
+    layout = task_layout(ws, prototask_spec(ws, ref.dataset, ref.prototask), size)
+    tgt = prototask_spec(ws, ref.dataset, ref.prototask).targets[0]
+    values = load_dataset(ws, ref.dataset).values
+    pooled = np.concatenate([values[i.test, tgt] for i in layout.instances])
     return Encoded(
-        coding.inputs(xtr),
-        coding.target(ytr),
-        coding.inputs(xte),
-        yte,
-        coding.decode,
-        float(np.var(pooled, ddof=1)),
+        e.X_train, e.y_train, e.X_test, e.y_test, e.coding.decode, float(np.var(pooled, ddof=1))
     )
 
 
@@ -75,7 +66,7 @@ def s_loss(d: Encoded, mean_encoded: np.ndarray) -> float:
 
 
 def run_method(method, d: Encoded, budget: Budget, seed: int = 0) -> tuple[float, float, dict]:
-    ctx = FitContext(rng=np.random.default_rng(seed), budget=budget, kinds=[])
+    ctx = FitContext.seeded(seed=seed, budget=budget, kinds=d.X.shape[1])
     c0 = time.process_time()
     method.fit(d.X, d.y, ctx)
     pred = method.predict(d.Xt)

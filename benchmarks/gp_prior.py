@@ -5,7 +5,7 @@ the ARD part of the prior made flat (a diagnostic, not a registered method), and
 scikit-learn's GaussianProcessRegressor with the equivalent kernel (maximum likelihood), and
 compares their per-case squared errors with DELVE's paired t-test.
 
-    DELVE_DATA_PATH=../shared/data python benchmarks/gp_prior.py [pumadyn-8nm] [1024]
+    python benchmarks/gp_prior.py [pumadyn-8nm] [1024]
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def gp_map(d, prior) -> np.ndarray:
     model.neg_log_prior = prior
     try:
         m = GpMap()
-        m.fit(d.X, d.y, FitContext(np.random.default_rng(0), Budget(mode="work", work=150), []))
+        m.fit(d.X, d.y, FitContext.seeded(budget=Budget(mode="work", work=150), kinds=d.X.shape[1]))
         return d.decode(m.predict(d.Xt).mean)
     finally:
         model.neg_log_prior = THESIS_PRIOR

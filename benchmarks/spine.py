@@ -1,7 +1,7 @@
 """Spine benchmarks: knn-cv-1's vectorised LOO, lin-1 and the ANOVA statistics against the
 references a user would otherwise pick (scikit-learn, statsmodels), side by side in one run.
 
-    DELVE_DATA_PATH=../shared/data python benchmarks/spine.py
+    python benchmarks/spine.py
 
 Prints CPU seconds (process time) and the ratio reference / delve-bench.
 """
@@ -18,10 +18,10 @@ from sklearn.linear_model import LinearRegression
 from sklearn.model_selection import GridSearchCV, LeaveOneOut
 from sklearn.neighbors import KNeighborsRegressor
 
-from delve_bench.methods.base import Budget, FitContext
+from delve_bench.methods.base import FitContext
 from delve_bench.methods.knn import KnnCv1, loo_losses
 from delve_bench.methods.lin import Lin1
-from delve_bench.run.runner import Job, encode_instance
+from delve_bench.run import load_instance
 from delve_bench.stats import anova
 from delve_bench.tasks import TaskRef
 from delve_bench.workspace import Workspace
@@ -37,10 +37,8 @@ def cpu(f, repeat=1):
 
 
 def kin(n, i=0):
-    _, c, (xtr, ytr, xte, yte) = encode_instance(
-        Workspace.from_env(), Job("x", TaskRef("kin-8nm", "dist", n), i)
-    )
-    return c.inputs(xtr), c.target(ytr), c.inputs(xte), c.target(yte)
+    e = load_instance(Workspace.from_env(), TaskRef("kin-8nm", "dist", n), i)
+    return e.X_train, e.y_train, e.X_test, e.y_test_encoded
 
 
 def _sklearn_cumulative(X, y):
@@ -54,7 +52,7 @@ def _sklearn_cumulative(X, y):
 
 
 def main() -> None:
-    ctx = FitContext(np.random.default_rng(0), Budget(mode="work"), ["real"] * 8)
+    ctx = FitContext.seeded(kinds=8)
     print("knn-cv-1 leave-one-out choice of k over k = 1..n-1 (kin-8nm instance 0)")
     print(
         "  reference A: GridSearchCV(KNeighborsRegressor, cv=LeaveOneOut) over all k (S loss only)"

@@ -7,24 +7,26 @@ A YAML spec::
     plugin: delve_bench.methods.lin:Lin1      # any importable class
     params: {}                                # keyword arguments of the class
     budget: {cpu_per_case: 30, cpu_cap: 28800, work: 150}
+    summary: one line for ``delve methods``   # optional; else the description's first sentence
     description: ...
 
-The plugin may also be any scikit-learn-style regressor class (``fit``/``predict``);
-it is wrapped by :class:`delve_bench.methods.sklearn.SklearnRegressor`.
+The plugin may also be any scikit-learn-style regressor class (``fit``/``predict``),
+wrapped by :class:`delve_bench.methods.sklearn.SklearnRegressor`, or classifier class
+(with ``predict_proba``), wrapped by :class:`~delve_bench.methods.sklearn.SklearnClassifier`.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import inspect
 import re
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
-import yaml
-
 from ..errors import DelveError, suggest
+from ..specfile import Fields, read_yaml
 from ..workspace import Workspace
 from .base import Budget, Method
 
@@ -43,6 +45,7 @@ class MethodSpec:
     budget: dict = field(default_factory=dict)
     description: str = ""
     source: str = ""
+    short: str = ""  # the YAML's one-line ``summary`` (see :attr:`summary`)
 
     def load_class(self) -> type:
         mod, _, attr = self.plugin.partition(":")
@@ -50,9 +53,10 @@ class MethodSpec:
             obj = importlib.import_module(mod)
             for part in attr.split("."):
                 obj = getattr(obj, part)
-        except (ImportError, AttributeError) as e:
+        except Exception as e:  # ImportError, AttributeError, or the module's own error
             raise DelveError(
-                f"method {self.name}: cannot import plugin {self.plugin!r} ({e})"
+                f"method {self.name}: cannot import plugin {self.plugin!r} "
+                f"({type(e).__name__}: {e})"
             ) from None
         return obj  # type: ignore[return-value]
 
@@ -61,13 +65,67 @@ class MethodSpec:
         if isinstance(cls, type) and issubclass(cls, Method):
             return cls(**self.params)
         if hasattr(cls, "fit") and hasattr(cls, "predict"):
-            from .sklearn import SklearnRegressor
+            from .sklearn import SklearnClassifier, SklearnRegressor, is_sklearn_classifier
 
+            if is_sklearn_classifier(cls):
+                return SklearnClassifier(estimator=cls, **self.params)
             return SklearnRegressor(estimator=cls, **self.params)
         raise DelveError(
             f"method {self.name}: {self.plugin} is neither a delve-bench Method "
             "nor a regressor with fit/predict"
         )
+
+    def budget_rule(self, mode: str | None = None) -> str:
+        """The budget rule in words: ``cpu 30 s/case``, ``work 20000``, ... (``mode``: only
+        that mode's part; None: both modes and the hard limit). CPU seconds are
+        1996-machine seconds, multiplied by ``--time-scale`` when a run starts."""
+        b = self.budget or {}
+        cpu = []
+        if b.get("cpu_fixed"):
+            cpu.append(f"{_num(b['cpu_fixed'])} s")
+        if b.get("cpu_per_case") is not None:
+            cpu.append(f"{_num(b['cpu_per_case'])} s/case")
+        cpu_text = " + ".join(cpu) + (
+            f" (at most {_num(b['cpu_cap'])} s)" if "cpu_cap" in b else ""
+        )
+        work = []
+        if b.get("work"):
+            work.append(_num(b["work"]))
+        if b.get("work_per_case") is not None:
+            work.append(f"{_num(b['work_per_case'])}/case")
+        work_text = " + ".join(work) + (
+            f" (at most {_num(b['work_cap'])})" if "work_cap" in b else ""
+        )
+        if mode == "cpu":
+            return f"cpu {cpu_text}" if cpu else "no cpu budget"
+        if mode == "work":
+            return f"work {work_text}" if work else "no work budget"
+        parts = ([f"cpu {cpu_text}"] if cpu else []) + ([f"work {work_text}"] if work else [])
+        if b.get("hard_limit") is not None:
+            parts.append(f"hard limit {_num(b['hard_limit'])} s")
+        return "; ".join(parts) or "runs to completion"
+
+    def losses_served(self) -> tuple[str, ...] | None:
+        """The losses the method gives (``L`` needs a predictive density); None when its
+        plugin cannot be imported here."""
+        try:
+            cls = self.load_class()
+        except DelveError:
+            return None
+        if isinstance(cls, type) and issubclass(cls, Method):
+            return tuple(cls.losses)
+        from .sklearn import SklearnRegressor
+
+        return tuple(SklearnRegressor.losses)
+
+    @property
+    def summary(self) -> str:
+        """One line: the YAML's ``summary``, else the description's first sentence."""
+        if self.short:
+            return self.short
+        text = " ".join(self.description.split())
+        m = re.search(r"[.;:](\s|$)", text)
+        return text[: m.start() + 1].rstrip(";:") if m else text
 
     def make_budget(
         self, n_train: int, mode: str, time_scale: float = DEFAULT_TIME_SCALE
@@ -94,69 +152,134 @@ class MethodSpec:
         return Budget(mode="work", work=units)
 
 
+def _num(x) -> str:
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+#: the keys a method spec may have, and those of its ``budget``
+KEYS = ("name", "plugin", "params", "budget", "summary", "description")
+BUDGET_KEYS = (
+    "cpu_per_case",
+    "cpu_fixed",
+    "cpu_cap",
+    "work",
+    "work_per_case",
+    "work_cap",
+    "hard_limit",
+)
+_PLUGIN = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+_PARAM = re.compile(r"^[A-Za-z_]\w*$")
 _PARSED: dict[tuple[Path, int], MethodSpec] = {}
 
 
 def _parse(path: Path) -> MethodSpec:
     """Parse a method YAML; cached per file version (runs look methods up for every job)."""
-    key = (path, path.stat().st_mtime_ns)
+    try:
+        key = (path, path.stat().st_mtime_ns)
+    except OSError as e:
+        raise DelveError(f"{path}: cannot read ({e.strerror or e})") from None
     if key not in _PARSED:
         _PARSED[key] = _parse_file(path)
     return _PARSED[key]
 
 
+def _budget(f: Fields) -> dict:
+    b = f.mapping("budget", BUDGET_KEYS)
+    if b is None:
+        return {}
+    out: dict = {}
+    for k in ("cpu_per_case", "cpu_fixed", "cpu_cap", "work_per_case"):
+        if k in b:
+            out[k] = b.number(k)
+    for k in ("work", "work_cap"):
+        if k in b:
+            out[k] = b.whole(k, minimum=0)
+    if "hard_limit" in b:
+        out["hard_limit"] = b.number("hard_limit", positive=True)
+    return out
+
+
 def _parse_file(path: Path) -> MethodSpec:
-    try:
-        raw = yaml.load(path.read_text(), Loader=_LOADER) or {}
-    except yaml.YAMLError as e:
-        raise DelveError(f"{path}: not valid YAML ({str(e).splitlines()[0]})") from None
-    if "plugin" not in raw:
-        raise DelveError(f"{path}: no 'plugin' (module:Class)")
+    f = Fields(path, read_yaml(path), allowed=KEYS)
+    name = f.check_name("method")
+    if not _NAME.match(name):
+        raise f.error("name", f"{name!r} is not a method name (letters, digits, - _ . +)")
+    plugin = f.required("plugin")
+    if not _PLUGIN.match(plugin):
+        raise f.error("plugin", f"{plugin!r} is not module:Class")
+    params = f.mapping("params")
+    if params is not None:
+        for k in params.raw:
+            if not _PARAM.match(k):
+                raise params.error(k, "is not a keyword argument name")
     return MethodSpec(
-        str(raw.get("name", path.stem)),
-        str(raw["plugin"]),
-        dict(raw.get("params") or {}),
-        dict(raw.get("budget") or {}),
-        str(raw.get("description", "")).strip(),
-        str(path),
+        name=name,
+        plugin=plugin,
+        params=dict(params.raw) if params is not None else {},
+        budget=_budget(f),
+        description=f.optional("description").strip(),
+        source=str(path),
+        short=" ".join((f.text("summary", "") or "").split()),
     )
-
-
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @functools.lru_cache(maxsize=1)
 def _entry_point_specs() -> dict[str, MethodSpec]:
     out: dict[str, MethodSpec] = {}
-    try:
-        eps = metadata.entry_points(group="delve_bench.methods")
-    except TypeError:  # pragma: no cover - Python < 3.10
-        eps = metadata.entry_points().get("delve_bench.methods", [])
-    for ep in eps:
-        out[ep.name] = MethodSpec(ep.name, ep.value, source=f"entry point {ep.value}")
+    for ep in metadata.entry_points(group="delve_bench.methods"):
+        out[ep.name] = MethodSpec(name=ep.name, plugin=ep.value, source=f"entry point {ep.value}")
     return out
 
 
-def _all_specs(ws: Workspace) -> dict[str, MethodSpec]:
-    specs = dict(_entry_point_specs())
-    for d in reversed(ws.spec_dirs("methods")):  # the workspace overrides the built-ins
+def _method_files(ws: Workspace) -> dict[str, Path]:
+    """Method YAML files by name (the file name); the workspace's override the built-ins.
+    Nothing is parsed here, so a broken file only breaks the commands that use it."""
+    found: dict[str, Path] = {}
+    for d in reversed(ws.spec_dirs("methods")):
         for p in sorted(d.glob("*.yaml")):
-            spec = _parse(p)
-            specs[spec.name] = spec
-    return specs
+            found[p.stem] = p
+    return found
 
 
 def method_names(ws: Workspace) -> list[str]:
-    return sorted(_all_specs(ws))
+    return sorted(set(_entry_point_specs()) | set(_method_files(ws)))
 
 
 def method_spec(ws: Workspace, name: str) -> MethodSpec:
     """The spec of method ``name``; a one-line error with close names when unknown."""
     if not _NAME.match(name):
         raise DelveError(f"{name!r} is not a method name")
-    specs = _all_specs(ws)
-    if name not in specs:
+    files = _method_files(ws)
+    if name in files:
+        return _parse(files[name])
+    eps = _entry_point_specs()
+    if name in eps:
+        return eps[name]
+    raise DelveError(
+        f"unknown method {name!r}{suggest(name, set(files) | set(eps))}; `delve methods` lists them"
+    )
+
+
+def checked_method(ws: Workspace, name: str) -> MethodSpec:
+    """The spec of ``name`` with its plugin imported and instantiated once, so that a plugin
+    that cannot be imported or refuses its parameters is one error before any job runs."""
+    spec = method_spec(ws, name)
+    try:
+        method = spec.instantiate()
+        from .sklearn import SklearnRegressor
+
+        if isinstance(method, SklearnRegressor):  # it builds the estimator in fit: check now
+            try:
+                signature = inspect.signature(method.estimator_cls)
+            except (TypeError, ValueError):  # no introspectable signature: fit will tell
+                signature = None
+            if signature is not None:
+                signature.bind(**method.params)
+    except DelveError:
+        raise
+    except Exception as e:  # the plugin's own error: name the method and the plugin
         raise DelveError(
-            f"unknown method {name!r}{suggest(name, specs)}; `delve methods` lists them"
-        )
-    return specs[name]
+            f"method {name}: {spec.plugin} with params {spec.params} fails "
+            f"({type(e).__name__}: {e})"
+        ) from None
+    return spec

@@ -1,4 +1,4 @@
-"""The DELVE diagram of one prototask and loss (spec/evaluation.md §8.4, thesis Figs. 5.3-5.13).
+"""The DELVE diagram of one prototask and loss (Rasmussen 1996 Figs. 5.3-5.13).
 
 * One box per task (training-set size, printed above it). Inside, one mark per method
   in display order and a fixed colour: a short horizontal line at the standardised
@@ -10,8 +10,8 @@
 * Under each box, the matrix of pairwise p-values of the design's test (paired t-test or
   Lindman's quasi-F): p in percent rounded up to one digit (1 = p <= 1 %, 9 = p <= 9 %),
   blank above 9 %, written in the winner's column and the loser's row; dots fill the
-  other off-diagonal cells (the reading spec §8.4 calls reasonable). A p the design only
-  reports as ``p < 0.05`` (quasi-F, fewer than 4 instances) is an italic 5 (spec §13.5).
+  other off-diagonal cells (our reading of the thesis' figures). A p the design only
+  reports as ``p < 0.05`` (quasi-F, fewer than 4 instances) is an italic 5.
 
 Rendering is deterministic: fixed font (DejaVu Sans, shipped with matplotlib), glyphs as
 paths, a fixed SVG hash salt and no dates in the metadata, so regenerated SVGs are
@@ -21,26 +21,18 @@ byte-identical. Text artists carry ids (``p-<size>-<row>-<col>``, ``empty-<size>
 
 from __future__ import annotations
 
-import io
 import math
 import textwrap
 from pathlib import Path
 
-import matplotlib
 from matplotlib.figure import Figure
 from matplotlib.transforms import blended_transform_factory
 
 from ..losses import LOSS_NAMES
+from ..stats.summary import DESIGN_TESTS
 from .collect import THESIS_ORDER, PrototaskReport, TaskReport
-from .output import write_file
+from .figures import save_figure
 
-RC = {
-    "svg.hashsalt": "delve-bench",
-    "svg.fonttype": "path",
-    "font.family": "DejaVu Sans",
-    "font.size": 8,
-    "axes.linewidth": 0.8,
-}
 THESIS_COLOURS = dict(
     zip(
         THESIS_ORDER,
@@ -50,7 +42,6 @@ THESIS_COLOURS = dict(
 )
 OTHER_COLOURS = ("#17becf", "#bcbd22", "#7f7f7f", "#393b79", "#637939", "#8c6d31", "#843c39")
 WARN = "#c00000"
-PNG_DPI = 150
 
 
 def colours(methods: tuple[str, ...]) -> dict[str, str]:
@@ -109,7 +100,7 @@ def y_axis(points: list[tuple[float, float]]) -> tuple[str, float, float, float]
 
 def _footnotes(r: PrototaskReport, width_in: float) -> list[tuple[str, bool]]:
     """Wrapped legend lines, each with whether it belongs to the partial-results warning."""
-    test = "paired t-test" if r.design == "hierarchical" else "Lindman's quasi-F"
+    test = DESIGN_TESTS[r.design]
     lines = [
         f"Marks: standardised expected loss ± 1 SE. Matrices: {test} p-values in percent, "
         "rounded up, in the winner's column and the loser's row; blank above 9 %; italic 5: "
@@ -273,14 +264,4 @@ def draw(r: PrototaskReport) -> Figure:
 
 def write_diagram(r: PrototaskReport, plots: Path) -> list[Path]:
     """Write ``<stem>.png`` and ``<stem>.svg`` of the diagram; returns the paths."""
-    plots.mkdir(parents=True, exist_ok=True)
-    out = []
-    with matplotlib.rc_context(RC):
-        fig = draw(r)
-        for ext, meta in (("svg", {"Date": None}), ("png", {"Software": None})):
-            buf = io.BytesIO()
-            fig.savefig(buf, format=ext, metadata=meta, dpi=PNG_DPI)
-            path = plots / f"{r.stem}.{ext}"
-            write_file(path, buf.getvalue())
-            out.append(path)
-    return out
+    return save_figure(lambda: draw(r), plots / r.stem)

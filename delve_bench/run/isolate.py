@@ -1,13 +1,21 @@
-"""Run jobs in worker processes that can be killed at a job's hard limit.
+"""Run jobs in worker processes that can be killed at a job's hard limits.
 
-Each executor thread (or Dask worker) owns one long-lived worker process, which runs jobs
-one after another and keeps loaded datasets cached, so a job costs milliseconds of
-overhead, not a process start. Before each job the worker sets its ``RLIMIT_CPU`` soft
-limit to the CPU it has used plus the job's CPU hard limit, so the kernel stops a job that
-computes too long (SIGXCPU); the parent kills a worker whose job passes its wall-clock
-limit (a hung job). Either way the parent records the instance as failed with the reason,
-starts a fresh worker, and the other jobs go on. Workers come from a ``forkserver`` that
-has the package imported.
+The executors here receive the function they run (``run_one(root, job, options) ->
+Outcome``, normally :func:`delve_bench.run.job.execute`) as an argument, as benchopt's
+parallel backends do, so they never import the runner.
+
+Each worker is a long-lived process that runs jobs one after another and keeps loaded
+datasets cached, so a job costs no process start. Before each job the worker sets its
+``RLIMIT_CPU`` soft limit to the CPU it has used plus the job's CPU hard limit, so the
+kernel stops a job that computes too long (SIGXCPU); the parent kills a worker whose job
+passes its wall-clock limit (a hung job). Either way the instance is recorded as failed
+with the reason, a fresh worker takes over, and the other jobs go on. Workers come from a
+``forkserver`` that has the package imported, ignore SIGINT (Ctrl-C is the parent's), and
+die with the forkserver, so no worker outlives the run that started it.
+
+:func:`run_pool` is the local executor: one thread multiplexes every worker's pipe, so
+the parent's work per job is a send, a wake-up and a receive. :func:`run_isolated` runs
+one job in the calling thread's own worker (what a Dask task does).
 """
 
 from __future__ import annotations
@@ -17,15 +25,21 @@ import multiprocessing as mp
 import resource
 import signal
 import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from multiprocessing.connection import Connection, wait
 
-from ..methods.registry import DEFAULT_TIME_SCALE
 from ..workspace import Workspace
-from .runner import Job, discard_partial, execute, hard_limits, record_failure
+from .job import Job, Limits, Outcome, RunOptions, discard_partial, record_failure
+
+RunOne = Callable[[str, Job, RunOptions], Outcome]
 
 _CTX = None
 _LOCAL = threading.local()
-_ALL: list[_Worker] = []  # every live worker, so executors can stop them when done
+_ALL: list[_Worker] = []  # every live thread-local worker, so shutdown_workers can stop them
 _ALL_LOCK = threading.Lock()
+PR_SET_PDEATHSIG = 1
 
 
 def _context():
@@ -41,9 +55,29 @@ def _context():
     return _CTX
 
 
+def _die_with_parent() -> None:
+    """Ask Linux to kill this process when its parent (the forkserver) exits."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # not Linux: workers end at their next message
+        pass
+
+
+def _set_cpu_limit(cpu_limit: float | None) -> None:
+    if cpu_limit:
+        ru = resource.getrusage(resource.RUSAGE_SELF)
+        soft = math.ceil(ru.ru_utime + ru.ru_stime + cpu_limit)
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, resource.RLIM_INFINITY))
+    else:
+        resource.setrlimit(resource.RLIMIT_CPU, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+
+
 def _worker_main(conn) -> None:
     """The worker loop: receive a job, run it under its CPU limit, send the outcome."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    _die_with_parent()
     while True:
         try:
             msg = conn.recv()
@@ -51,16 +85,9 @@ def _worker_main(conn) -> None:
             return
         if msg is None:
             return
-        root, job, mode, time_scale, force, cpu_limit = msg
-        if cpu_limit:
-            ru = resource.getrusage(resource.RUSAGE_SELF)
-            soft = math.ceil(ru.ru_utime + ru.ru_stime + cpu_limit)
-            resource.setrlimit(resource.RLIMIT_CPU, (soft, resource.RLIM_INFINITY))
-        else:
-            resource.setrlimit(
-                resource.RLIMIT_CPU, (resource.RLIM_INFINITY, resource.RLIM_INFINITY)
-            )
-        conn.send(execute(root, job, mode, time_scale, force, blas_threads=1))
+        run_one, args, cpu_limit = msg
+        _set_cpu_limit(cpu_limit)
+        conn.send(run_one(*args))
 
 
 class _Worker:
@@ -70,15 +97,113 @@ class _Worker:
         self.proc.start()
         child.close()
 
+    def send(self, run_one: RunOne, root: str, job: Job, options: RunOptions, lim: Limits):
+        self.conn.send((run_one, (root, job, options), lim.cpu))
+
     def close(self) -> None:
+        """Ask an idle worker to exit; kill it if it does not within a second."""
         try:
             self.conn.send(None)
         except OSError:
             pass
-        self.proc.join(5)
+        self.proc.join(1)
+        self.kill()
+
+    def kill(self) -> None:
         if self.proc.is_alive():
             self.proc.kill()
-            self.proc.join()
+        self.proc.join()
+        self.conn.close()
+
+
+def _died(
+    w: _Worker, root: str, job: Job, options: RunOptions, lim: Limits, timed_out: bool
+) -> Outcome:
+    """The outcome of a job whose worker died or was killed at its wall-clock limit."""
+    w.kill()
+    code = w.proc.exitcode
+    ws = Workspace.from_env(root)
+    if timed_out:
+        reason = f"killed at the wall-clock hard limit of {lim.wall:.1f} s"
+    elif code == -signal.SIGXCPU:
+        reason = f"killed at the CPU hard limit of {lim.cpu:.1f} s"
+    elif code in (-signal.SIGKILL, -signal.SIGTERM, -signal.SIGINT, -signal.SIGHUP):
+        # killed from outside (kill -9, the OOM killer, a shutdown): not the method's fault,
+        # so nothing is recorded and the next `delve run` does the job again
+        discard_partial(ws, job)
+        return Outcome(job, "interrupted", f"its worker was killed (signal {-(code or 0)})")
+    else:
+        reason = f"the job's process died (exit code {code})"
+    record_failure(ws, job, "HardLimit" if "limit" in reason else "Crash", reason, options)
+    return Outcome(job, "failed", reason)
+
+
+def run_pool(
+    run_one: RunOne,
+    root: str,
+    jobs: Iterable[Job],
+    options: RunOptions,
+    limits: Callable[[Job], Limits],
+    n_workers: int,
+    done: Callable[[Outcome], None],
+    started: Callable[[Job], None] = lambda job: None,
+) -> None:
+    """Run ``jobs`` on ``n_workers`` worker processes; ``done(outcome)`` as each finishes.
+
+    On KeyboardInterrupt (or any error) every worker is killed at once, what the running
+    jobs left half-way is removed, and the exception propagates."""
+    ctx = _context()
+    queue = deque(jobs)
+    if ctx is None:  # cannot have children here: run in-process, overruns are caught afterwards
+        while queue:
+            job = queue.popleft()
+            started(job)
+            done(run_one(root, job, options))
+        return
+    idle: list[_Worker] = []
+    running: dict[Connection, tuple[_Worker, Job, Limits, float]] = {}
+
+    def start(job: Job) -> None:
+        w = idle.pop() if idle else _Worker(ctx)
+        lim = limits(job)
+        w.send(run_one, root, job, options, lim)
+        deadline = time.monotonic() + lim.wall if lim.wall else math.inf
+        running[w.conn] = (w, job, lim, deadline)
+        started(job)
+
+    try:
+        while queue and len(running) < n_workers:
+            start(queue.popleft())
+        while running:
+            first = min(r[3] for r in running.values())
+            timeout = None if first == math.inf else max(0.0, first - time.monotonic())
+            for conn in wait(list(running), timeout):
+                w, job, lim, _ = running.pop(conn)  # type: ignore[call-overload]
+                try:
+                    outcome = conn.recv()  # type: ignore[union-attr]
+                    idle.append(w)
+                except (EOFError, OSError):  # the worker died during the job
+                    outcome = _died(w, root, job, options, lim, timed_out=False)
+                done(outcome)
+                if queue:
+                    start(queue.popleft())
+            now = time.monotonic()
+            for conn, (w, job, lim, deadline) in list(running.items()):
+                if deadline <= now and not conn.poll():
+                    del running[conn]
+                    done(_died(w, root, job, options, lim, timed_out=True))
+                    if queue:
+                        start(queue.popleft())
+    except BaseException:
+        for w, _job, _, _ in running.values():  # stop now; a rerun redoes these jobs
+            w.kill()
+        ws = Workspace.from_env(root)
+        for _, job, _, _ in running.values():
+            discard_partial(ws, job)
+        raise
+    finally:
+        for w in idle:
+            w.close()
 
 
 def _worker(ctx) -> _Worker:
@@ -91,56 +216,26 @@ def _worker(ctx) -> _Worker:
 
 
 def shutdown_workers() -> None:
-    """Stop every worker process (executors call it when they are done)."""
+    """Stop every thread-local worker process (:func:`run_isolated` starts them)."""
     with _ALL_LOCK:
         workers, _ALL[:] = list(_ALL), []
     for w in workers:
         w.close()
 
 
-def run_isolated(
-    root: str,
-    job: Job,
-    mode: str = "work",
-    time_scale: float = DEFAULT_TIME_SCALE,
-    force: bool = False,
-    hard_limit: float | None = None,
-) -> dict:
-    """Execute ``job`` in this thread's worker process under its hard limits."""
+def run_isolated(run_one: RunOne, root: str, job: Job, options: RunOptions, lim: Limits) -> Outcome:
+    """Run ``job`` in this thread's worker process under its hard limits (a Dask task)."""
     ctx = _context()
-    if ctx is None:  # cannot have children here: run in-process, overruns are recorded afterwards
-        return execute(root, job, mode, time_scale, force, blas_threads=1)
-    cpu_limit, wall_limit = hard_limits(Workspace.from_env(root), job, mode, time_scale, hard_limit)
+    if ctx is None:  # cannot have children here: run in-process, overruns are caught afterwards
+        return run_one(root, job, options)
     w = _worker(ctx)
-    w.conn.send((root, job, mode, time_scale, force, cpu_limit))
+    w.send(run_one, root, job, options, lim)
     timed_out = False
     try:
-        if w.conn.poll(wall_limit):
+        if w.conn.poll(lim.wall):
             return w.conn.recv()
         timed_out = True
     except (EOFError, OSError):  # the worker died during the job
         pass
-    if w.proc.is_alive():
-        w.proc.kill()
-    w.proc.join()
     _LOCAL.worker = None
-    code = w.proc.exitcode
-    if timed_out:
-        reason = f"killed at the wall-clock hard limit of {wall_limit:.1f} s"
-    elif code == -signal.SIGXCPU:
-        reason = f"killed at the CPU hard limit of {cpu_limit:.1f} s"
-    elif code in (-signal.SIGKILL, -signal.SIGTERM, -signal.SIGINT, -signal.SIGHUP):
-        # killed from outside (kill -9, the OOM killer, a shutdown): not the method's fault,
-        # so nothing is recorded and the next `delve run` does the job again
-        discard_partial(Workspace.from_env(root), job)
-        return {
-            "status": "interrupted",
-            "error": f"its worker was killed (signal {-code})",
-            "job": job,
-        }
-    else:
-        reason = f"the job's process died (exit code {code})"
-    record_failure(
-        Workspace.from_env(root), job, "HardLimit" if "limit" in reason else "Crash", reason, mode
-    )
-    return {"status": "failed", "error": reason, "job": job, "cpu": None}
+    return _died(w, root, job, options, lim, timed_out)

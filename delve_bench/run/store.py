@@ -1,7 +1,7 @@
 """The result store: ``results/<method>/<dataset>/<prototask>/std.<n>/<i>/``.
 
-Each instance directory holds ``predictions.csv``, ``losses.csv`` (``case,S,A,L``) and
-``meta.json``. Files are written to a temporary name and renamed; ``meta.json`` is
+Each instance directory holds ``predictions.csv``, ``losses.csv`` (``case,S,A,L``, or
+``case,Z,Q,L`` on a classification task) and ``meta.json``. Files are written to a temporary name and renamed; ``meta.json`` is
 written last and records the sha256 of ``losses.csv``, so an instance is complete exactly
 when its meta.json says ``ok`` and the checksum holds. A lock file per instance keeps two
 ``delve run`` processes from doing the same job.
@@ -66,19 +66,27 @@ def sha256_bytes(data: bytes) -> str:
 
 
 def read_meta(d: Path) -> dict | None:
+    """meta.json as a mapping; None when it is absent, unreadable, not JSON or not a JSON
+    object (instance_state tells these apart: absent is missing, the rest corrupt)."""
     try:
-        return json.loads((d / "meta.json").read_text())
-    except (OSError, ValueError):
+        meta = json.loads((d / "meta.json").read_bytes())
+    except (OSError, ValueError, RecursionError):
         return None
+    return meta if isinstance(meta, dict) else None
 
 
 def instance_state(d: Path) -> str:
-    """``ok``, ``failed``, ``corrupt`` (checksum or file missing) or ``missing``."""
+    """``ok``, ``failed``, ``corrupt`` (meta.json unreadable or not an object, an unknown
+    status, predictions.csv or losses.csv missing, or the losses checksum wrong) or
+    ``missing``."""
     meta = read_meta(d)
     if meta is None:
-        return "missing"
-    if meta.get("status") != "ok":
+        return "corrupt" if (d / "meta.json").exists() else "missing"
+    status = meta.get("status")
+    if status == "failed":
         return "failed"
+    if status != "ok" or not (d / "predictions.csv").is_file():
+        return "corrupt"
     try:
         data = (d / "losses.csv").read_bytes()
     except OSError:
@@ -168,21 +176,29 @@ class InstanceResult:
     meta: dict
 
 
-def read_instance(d: Path, test_cases: np.ndarray) -> InstanceResult:
-    """Read and check one complete instance; errors name the file and what is wrong."""
+def read_instance(
+    d: Path, test_cases: np.ndarray, losses: tuple[str, ...] = ("S", "A", "L")
+) -> InstanceResult:
+    """Read and check one complete instance; errors name the file and what is wrong.
+    ``losses`` are the task's (S, A, L for regression, Z, Q, L for classification)."""
     meta = read_meta(d) or {}
-    df = pd.read_csv(d / "losses.csv")
-    if list(df.columns) != ["case", "S", "A", "L"]:
-        raise DelveError(f"{d / 'losses.csv'}: header must be case,S,A,L")
+    path = d / "losses.csv"
+    try:
+        df = pd.read_csv(path, dtype={"case": np.int64} | dict.fromkeys(losses, float))
+    except (ValueError, TypeError, OverflowError, UnicodeDecodeError, pd.errors.ParserError) as e:
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise DelveError(f"{path}: malformed ({msg})") from None
+    if list(df.columns) != ["case", *losses]:
+        raise DelveError(f"{path}: header must be case,{','.join(losses)}")
     cases = df["case"].to_numpy()
     if len(cases) != len(test_cases) or not np.array_equal(np.sort(cases), np.sort(test_cases)):
         raise DelveError(
-            f"{d / 'losses.csv'}: its cases are not the test set of this instance "
+            f"{path}: its cases are not the test set of this instance "
             "(the task's splits changed? rerun with --force)"
         )
     pos = pd.Series(np.arange(len(cases)), index=cases).loc[test_cases].to_numpy()
     out: dict[str, np.ndarray | None] = {}
-    for loss in ("S", "A", "L"):
+    for loss in losses:
         col = df[loss].to_numpy(dtype=float)[pos]
         out[loss] = None if np.isnan(col).all() else col
     return InstanceResult(int(d.name), np.asarray(test_cases), out, meta)
@@ -197,7 +213,7 @@ def read_task_results(
         d = result_dir(ws, method, ref, inst.index)
         state = instance_state(d)
         if state == "ok":
-            results.append(read_instance(d, inst.test))
+            results.append(read_instance(d, inst.test, layout.proto.losses))
         else:
             states[state].append(inst.index)
     return results, states

@@ -1,11 +1,23 @@
 """Statistics of stored results: one method on a task, or two methods compared.
 
-Both return plain dicts (the ``--json`` output) holding raw and standardised numbers.
+:func:`summarize` and :func:`compare` work on loss matrices and return plain dicts (the
+report uses them); :func:`task_summary` and :func:`task_comparison` read a task's results
+and return :class:`~.results.StatsResult` / :class:`~.results.ComparisonResult` (the
+``--json`` records) holding raw and standardised numbers.
 Standardisation uses the raw test targets of all the task's instances pooled
 (:mod:`delve_bench.losses`).
+
+The design decides the analysis: the ANOVA and the paired t-test (hierarchical) or
+Lindman's quasi-F (2-way) of Rasmussen (1996) §2.4-2.5; Nadeau & Bengio's corrected
+resampled t-test (resampled: published, overlapping realisations); test-case statistics
+only (fixed: one published split). Every comparison also carries the exact sign-flip
+permutation test over instances (:mod:`.permutation`) when there are 2 or more.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -18,8 +30,26 @@ from ..tasks.names import TaskRef
 from ..tasks.spec import prototask_spec
 from ..workspace import Workspace
 from .anova import Anova, anova
-from .bayes import posterior_opposite_mass
-from .tests import compare_test
+from .bayes import posterior
+from .fixed import fixed_estimate, fixed_split_t
+from .permutation import sign_flip_test
+from .resampled import corrected_resampled_t_test, resampled_estimate
+from .results import ComparisonResult, StatsResult
+from .tests import TestResult, compare_test
+
+#: what each design's test is called in the outputs
+TEST_NAMES = {
+    "t": "paired t-test",
+    "F": "Lindman's quasi-F test",
+    "corrected t": "corrected resampled t-test (Nadeau & Bengio 2003)",
+    "case t": "paired t-test over test cases (one training set)",
+}
+DESIGN_TESTS = {
+    "hierarchical": TEST_NAMES["t"],
+    "2-way": TEST_NAMES["F"],
+    "resampled": TEST_NAMES["corrected t"],
+    "fixed": TEST_NAMES["case t"],
+}
 
 
 def layout_of(ws: Workspace, ref: TaskRef) -> TaskLayout:
@@ -27,15 +57,46 @@ def layout_of(ws: Workspace, ref: TaskRef) -> TaskLayout:
 
 
 def pooled_test_targets(ws: Workspace, layout: TaskLayout) -> np.ndarray:
+    """The raw test targets of every instance pooled (the common test set once)."""
     proto = layout.proto
     values = load_dataset(ws, proto.dataset).values[:, proto.targets[0]]
-    if layout.design == "2-way":
+    if layout.design in ("2-way", "fixed"):
         return values[layout.instances[0].test]
     return values[np.concatenate([i.test for i in layout.instances])]
 
 
-def loss_matrix(ws: Workspace, method: str, ref: TaskRef, layout: TaskLayout, loss: str):
-    """(instances used, I x J loss matrix, states of the other instances)."""
+def task_standardizer(ws: Workspace, layout: TaskLayout, loss: str) -> Standardizer:
+    """The task's standardisation of ``loss``; a one-line error for a loss the task lacks."""
+    check_loss(layout, loss)
+    return standardizer(loss, pooled_test_targets(ws, layout), layout.proto.categorical)
+
+
+def check_loss(layout: TaskLayout, loss: str) -> None:
+    losses = layout.proto.losses
+    if loss not in losses:
+        kind = "classification" if layout.proto.categorical else "regression"
+        raise DelveError(
+            f"{layout.full_name} is a {kind} task: its losses are {', '.join(losses)}, not {loss}"
+        )
+
+
+def default_loss(layout: TaskLayout) -> str:
+    """S for regression tasks, Z for classification tasks."""
+    return layout.proto.losses[0]
+
+
+class LossMatrix(NamedTuple):
+    """One method's losses on one task, as the ANOVA takes them."""
+
+    used: list[int]  # the finished instances, in order
+    y: np.ndarray  # (instances used, test cases)
+    states: dict[str, list[int]]  # the other instances: missing, failed, corrupt
+
+
+def loss_matrix(
+    ws: Workspace, method: str, ref: TaskRef, layout: TaskLayout, loss: str
+) -> LossMatrix:
+    """The finished instances' ``loss`` losses; an error if fewer than 2 or any corrupt."""
     results, states = read_task_results(ws, method, ref, layout)
     if states["corrupt"]:
         raise DelveError(
@@ -46,26 +107,68 @@ def loss_matrix(ws: Workspace, method: str, ref: TaskRef, layout: TaskLayout, lo
         raise DelveError(
             f"no results of {method} on {ref.full_name}; run `delve run {method} {ref.full_name}`"
         )
-    if len(results) < 2:
+    if len(results) < 2 and layout.design != "fixed":
         raise DelveError(
             f"{method} on {ref.full_name}: only {len(results)} instance finished; "
             "the analysis needs at least 2"
         )
-    missing_loss = [r.instance for r in results if r.losses[loss] is None]
-    if missing_loss:
+    rows = [r.losses[loss] for r in results]
+    present = [row for row in rows if row is not None]
+    if len(present) < len(rows):
         raise DelveError(
             f"{method} gives no {loss} loss on {ref.full_name} "
             "(it has no predictive distribution there)"
         )
-    used = [r.instance for r in results]
-    return used, np.vstack([r.losses[loss] for r in results]), states
+    return LossMatrix(used=[r.instance for r in results], y=np.vstack(present), states=states)
 
 
 def _anova_fields(a: Anova) -> dict:
-    out = {"mean": a.mean, "se": a.se, "sd_train": a.sd_train, "sd_test": a.sd_test}
-    if a.design == "2-way":
-        out["sd_cases"] = a.sd_cases
-    return out
+    """Mean, SE and the SDs named for what they measure (:mod:`.results`); the SDs that do
+    not belong to the design are None."""
+    hier = a.design == "hierarchical"
+    return {
+        "mean": a.mean,
+        "se": a.se,
+        "sd_train": a.sd_train,
+        "sd_test": a.sd_test if hier else None,
+        "sd_cases": None if hier else a.sd_cases,
+        "sd_interaction": None if hier else a.sd_interaction,
+    }
+
+
+def _spread(st: Standardizer, x: float | None) -> float | None:
+    return None if x is None else st.spread(x)
+
+
+def _estimate(y: np.ndarray, design: str, n_train: int | None):
+    """The design's estimate of the mean of ``y`` (I x J): (fields, object for the test)."""
+    if design in ("hierarchical", "2-way"):
+        a = anova(y, design)
+        return _anova_fields(a), a
+    if n_train is None:
+        raise ValueError(f"the {design} design needs the training-set size")
+    if design == "resampled":
+        r = resampled_estimate(y, n_train)
+        fields = {
+            "mean": r.mean,
+            "se": r.se,
+            "se_uncorrected": r.se_uncorrected,
+            "sd_realisations": r.sd_realisations,
+            "sd_test": r.sd_test,
+        }
+        return fields, r
+    if design == "fixed":
+        f = fixed_estimate(y, n_train)
+        return {"mean": f.mean, "se": f.se, "sd_test": f.sd_test}, f
+    raise ValueError(f"unknown design {design!r}")
+
+
+def _test(est, design: str) -> TestResult:
+    if design == "resampled":
+        return corrected_resampled_t_test(est.realisation_means, est.n_train, est.n_test)
+    if design == "fixed":
+        return fixed_split_t(est)
+    return compare_test(est)
 
 
 def _common(ref: TaskRef, layout: TaskLayout, loss: str, used: list[int], states: dict) -> dict:
@@ -82,63 +185,143 @@ def _common(ref: TaskRef, layout: TaskLayout, loss: str, used: list[int], states
     }
 
 
-def summarize(y: np.ndarray, design: str, st: Standardizer) -> dict:
-    """Raw and standardised statistics of one method's loss matrix ``y`` (I x J)."""
-    a = anova(y, design)
-    fields = _anova_fields(a)
-    std = {k: (st.mean(v) if k == "mean" else st.spread(v)) for k, v in fields.items()}
+def summarize(y: np.ndarray, design: str, st: Standardizer, n_train: int | None = None) -> dict:
+    """Raw and standardised statistics of one method's loss matrix ``y`` (I x J);
+    ``n_train`` (the training-set size) is needed by the resampled and fixed designs."""
+    fields, _ = _estimate(y, design, n_train)
+    std = {k: (st.mean(v) if k == "mean" else _spread(st, v)) for k, v in fields.items()}
     return {
         **fields,
         "standardized": std,
         "standardization": {"scale": st.scale, "shift": st.shift},
+    }
+
+
+def permutation_fields(ya: np.ndarray, yb: np.ndarray) -> dict | None:
+    """The sign-flip test over instances of A - B as a dict, None with one instance."""
+    if len(ya) < 2:
+        return None
+    r = sign_flip_test((ya - yb).mean(axis=1))
+    I = len(ya)
+    return {
+        "test": r.test,
+        "p": r.p,
+        "exact": r.test == "sign-flip",
+        "patterns": int(r.df[0]),
+        "min_p": 2.0 / 2.0**I,
+        "instances": I,
     }
 
 
 def compare(
-    ya: np.ndarray, yb: np.ndarray, design: str, st: Standardizer, bayes: bool = False
+    ya: np.ndarray,
+    yb: np.ndarray,
+    design: str,
+    st: Standardizer,
+    bayes: bool = False,
+    n_train: int | None = None,
 ) -> dict:
-    """Paired comparison of two loss matrices: A - B, its ANOVA and the design's test."""
-    d = anova(ya - yb, design)
-    test = compare_test(d)
+    """Paired comparison of two loss matrices: A - B, the design's estimate and test, and
+    the sign-flip permutation test over instances."""
+    fields, est = _estimate(ya - yb, design, n_train)
+    test = _test(est, design)
     mean_a, mean_b = float(ya.mean()), float(yb.mean())
-    fields = _anova_fields(d)
-    std = {k: st.spread(v) for k, v in fields.items()}
+    std = {k: _spread(st, v) for k, v in fields.items()}
     std.update(mean_a=st.mean(mean_a), mean_b=st.mean(mean_b))
     out = {
         "mean_a": mean_a,
         "mean_b": mean_b,
-        "difference": d.mean,
+        "difference": fields["mean"],
         **fields,
         "standardized": std,
         "test": test.test,
+        "test_name": TEST_NAMES[test.test],
         "statistic": test.statistic,
         "df": list(test.df),
         "p": test.p,
         "p_text": test.p_text.removeprefix("= "),
+        "permutation": permutation_fields(ya, yb),
         "standardization": {"scale": st.scale, "shift": st.shift},
     }
-    if bayes and design == "hierarchical":
-        out["posterior_opposite_sign"] = posterior_opposite_mass(d)
+    if bayes and isinstance(est, Anova):  # the posterior is for DELVE's two designs
+        post = posterior(est, grid=0)
+        out.update(
+            posterior_prob_negative=post.prob_negative,
+            posterior_prob_positive=post.prob_positive,
+            posterior_opposite_sign=post.opposite,
+            posterior_method=post.method,
+        )
+        if design == "2-way":
+            out["bayes_note"] = BAYES_2WAY_NOTE
+    elif bayes:
+        out["bayes_note"] = (
+            f"no posterior for the {design} design: the posterior (eq. 2.16 and its 2-way "
+            "counterpart) rests on the ANOVA of disjoint training sets"
+        )
     return out
 
 
-def task_summary(ws: Workspace, method: str, ref: TaskRef, loss: str = "S") -> dict:
-    """Estimated expected loss of ``method`` on a task, with SE and variance components."""
+#: what ``--bayes`` gives on a 2-way task, where the thesis has no posterior
+BAYES_2WAY_NOTE = (
+    "the thesis derives eq. 2.16 for the hierarchical design only; on this 2-way task "
+    "(one common test set) the posterior extends its construction to the test cases as a "
+    "second random effect (delve_bench.stats.bayes)"
+)
+
+
+def task_summary(ws: Workspace, method: str, ref: TaskRef, loss: str | None = None) -> StatsResult:
+    """Estimated expected loss of ``method`` on a task, with SE and variance components;
+    ``loss`` None: the task's first loss (S, or Z for classification)."""
     layout = layout_of(ws, ref)
+    loss = loss or default_loss(layout)
+    st = task_standardizer(ws, layout, loss)
     used, y, states = loss_matrix(ws, method, ref, layout, loss)
-    st = standardizer(loss, pooled_test_targets(ws, layout))
-    return {
-        "method": method,
+    return StatsResult(
+        method=method,
         **_common(ref, layout, loss, used, states),
-        **summarize(y, layout.design, st),
-    }
+        **summarize(y, layout.design, st, layout.size),
+    )
 
 
-def task_comparison(
-    ws: Workspace, method_a: str, method_b: str, ref: TaskRef, loss: str = "S", bayes: bool = False
-) -> dict:
-    """Paired comparison A - B on a task: difference, SE, variance components and p."""
+@dataclass(frozen=True)
+class PairedLosses:
+    """Two methods' loss matrices on the instances of a task, rows paired by instance
+    and columns by test case, with the task's standardisation."""
+
+    method_a: str
+    method_b: str
+    ref: TaskRef
+    layout: TaskLayout
+    loss: str
+    used: list[int]
+    states: dict
+    ya: np.ndarray
+    yb: np.ndarray
+    st: Standardizer
+
+    @property
+    def design(self) -> str:
+        return self.layout.design
+
+    def difference(self) -> Anova:
+        """The ANOVA of A - B (DELVE's hierarchical and 2-way designs only: the ANOVA's
+        independence assumptions fail for overlapping or single training sets)."""
+        if self.design not in ("hierarchical", "2-way"):
+            raise DelveError(
+                f"{self.ref.full_name} has the {self.design} design: the ANOVA, its power "
+                "and posterior need DELVE's hierarchical or 2-way design"
+            )
+        return anova(self.ya - self.yb, self.design)
+
+
+def paired_losses(
+    ws: Workspace, method_a: str, method_b: str, ref: TaskRef, loss: str | None = None
+) -> PairedLosses:
+    """Read both methods' losses on ``ref``; they must cover the same instances.
+    ``loss`` None: the task's first loss (S, or Z for classification)."""
     layout = layout_of(ws, ref)
+    loss = loss or default_loss(layout)
+    st = task_standardizer(ws, layout, loss)
     used_a, ya, st_a = loss_matrix(ws, method_a, ref, layout, loss)
     used_b, yb, _ = loss_matrix(ws, method_b, ref, layout, loss)
     if used_a != used_b:
@@ -146,10 +329,22 @@ def task_comparison(
             f"{method_a} and {method_b} have results on different instances of "
             f"{ref.full_name} ({used_a} vs {used_b}); run the missing ones first"
         )
-    st = standardizer(loss, pooled_test_targets(ws, layout))
-    return {
-        "method_a": method_a,
-        "method_b": method_b,
-        **_common(ref, layout, loss, used_a, st_a),
-        **compare(ya, yb, layout.design, st, bayes),
-    }
+    return PairedLosses(method_a, method_b, ref, layout, loss, used_a, st_a, ya, yb, st)
+
+
+def task_comparison(
+    ws: Workspace,
+    method_a: str,
+    method_b: str,
+    ref: TaskRef,
+    loss: str | None = None,
+    bayes: bool = False,
+) -> ComparisonResult:
+    """Paired comparison A - B on a task: difference, SE, variance components and p."""
+    pl = paired_losses(ws, method_a, method_b, ref, loss)
+    return ComparisonResult(
+        method_a=method_a,
+        method_b=method_b,
+        **_common(ref, pl.layout, pl.loss, pl.used, pl.states),
+        **compare(pl.ya, pl.yb, pl.design, pl.st, bayes, pl.layout.size),
+    )

@@ -1,9 +1,16 @@
-"""Task instances, derived from Random-order exactly as DELVE 1.1 did (delve-original §4.2).
+"""Task instances, derived from Random-order exactly as DELVE 1.1 did, or read from a
+published splits file.
 
 In Random-order the first T cases are the test pool; the rest are cut into consecutive
 training blocks of n cases. K = min(whole blocks, maximum-number-of-instances); training
 set i = block i. Hierarchical: test set i = i-th block of floor(T/K) cases of the pool;
 common (2-way): every instance uses the whole pool. Instances are numbered from 0.
+
+Resampled and fixed prototasks take their instances from a splits file (one line per
+published realisation, ``train: i1 i2 ... | test: j1 j2 ...``, 0-based case numbers):
+realisation k is instance k-1, in the file's order, at most maximum-number-of-instances
+of them, each with its published test set. Their training sets may overlap; within an
+instance training and test cases are still disjoint.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ import numpy as np
 from ..errors import DelveError
 from ..rng import random_order
 from ..workspace import Workspace
-from .spec import PrototaskSpec
+from .spec import SPLIT_DESIGNS, PrototaskSpec
 
 
 @dataclass(frozen=True)
@@ -92,6 +99,54 @@ def read_order(proto: PrototaskSpec) -> np.ndarray:
         raise DelveError(f"{path}: malformed ({e})") from None
 
 
+@lru_cache(maxsize=64)
+def read_splits(ws: Workspace, proto: PrototaskSpec) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """The published (train, test) realisations of a resampled or fixed prototask.
+
+    The file is found like a data file (``DELVE_DATA_PATH``, the cache, the shipped data)
+    and its uncompressed content checked against ``splits-sha256``."""
+    from ..data import dataset_spec
+    from ..data.load import find_data_file, read_bytes, sha256
+
+    assert proto.splits is not None
+    path = find_data_file(proto.splits)
+    if path is None:
+        raise DelveError(
+            f"{proto.full_name}: splits file {proto.splits} not found in DELVE_DATA_PATH, "
+            "the cache or the shipped data"
+        )
+    content = read_bytes(path)
+    if proto.splits_sha256 and sha256(content) != proto.splits_sha256:
+        raise DelveError(
+            f"checksum mismatch for {path}: expected sha256 {proto.splits_sha256}, "
+            f"got {sha256(content)}"
+        )
+    n_cases = dataset_spec(ws, proto.dataset).cases
+    out = []
+    for num, line in enumerate(content.decode("utf-8", "replace").splitlines(), 1):
+        if not line.strip():
+            continue
+        head, bar, tail = line.partition("|")
+        k1, _, train = head.partition(":")
+        k2, _, test = tail.partition(":")
+        try:
+            if not bar or k1.strip() != "train" or k2.strip() != "test":
+                raise ValueError("expected 'train: ... | test: ...'")
+            tr = np.array(train.split(), dtype=np.int64)
+            te = np.array(test.split(), dtype=np.int64)
+        except ValueError as e:
+            raise DelveError(f"{path}, line {num}: malformed ({e})") from None
+        both = np.concatenate([tr, te])
+        if both.size and (both.min() < 0 or both.max() >= n_cases):
+            raise DelveError(
+                f"{path}, line {num}: case numbers must be 0..{n_cases - 1} ({proto.dataset})"
+            )
+        out.append((tr, te))
+    if not out:
+        raise DelveError(f"{path}: no realisations")
+    return tuple(out)
+
+
 def split(order0: np.ndarray, proto: PrototaskSpec, size: int) -> tuple[Instance, ...]:
     """Cut a 0-based ordered case list into the instances of task ``std.<size>``."""
     T = proto.test_set_size
@@ -111,9 +166,33 @@ def split(order0: np.ndarray, proto: PrototaskSpec, size: int) -> tuple[Instance
     return tuple(out)
 
 
+def published(ws: Workspace, proto: PrototaskSpec, size: int) -> tuple[Instance, ...]:
+    """The instances of a resampled or fixed task: the published realisations in order."""
+    real = read_splits(ws, proto)[: proto.max_instances]
+    bad = [k for k, (tr, _) in enumerate(real, 1) if len(tr) != size]
+    if bad:
+        raise DelveError(
+            f"{proto.full_name}/std.{size}: realisation {bad[0]} of {proto.splits} has "
+            f"{len(real[bad[0] - 1][0])} training cases, not {size}"
+        )
+    if proto.design == "fixed" and len(real) != 1:
+        raise DelveError(f"{proto.full_name}: a fixed design has one split, not {len(real)}")
+    return tuple(Instance(i, tr, te) for i, (tr, te) in enumerate(real))
+
+
 def check_invariants(layout: TaskLayout) -> None:
-    """Disjoint training sets; tests disjoint from training; hierarchical tests disjoint."""
+    """Every design: within an instance, no repeated case and tests disjoint from training.
+    DELVE designs also: disjoint training sets, hierarchical tests disjoint."""
     inst = layout.instances
+    for i in inst:
+        if len(np.unique(i.train)) != len(i.train) or len(np.unique(i.test)) != len(i.test):
+            raise DelveError(f"{layout.full_name}: instance {i.index} repeats a case")
+        if np.intersect1d(i.train, i.test).size:
+            raise DelveError(
+                f"{layout.full_name}: instance {i.index} has a test case among its training cases"
+            )
+    if layout.design in SPLIT_DESIGNS:
+        return
     trains = np.concatenate([i.train for i in inst])
     if len(np.unique(trains)) != len(trains) or any(len(i.train) != layout.size for i in inst):
         raise DelveError(
@@ -154,7 +233,10 @@ def task_layout(ws: Workspace, proto: PrototaskSpec, size: int) -> TaskLayout:
             f"{proto.full_name} has no task std.{size}{suggest(f'std.{size}', names)} "
             f"(tasks: {' '.join(names)})"
         )
-    inst = split(_ordered_cases(ws, proto), proto, size)
+    if proto.design in SPLIT_DESIGNS:
+        inst = published(ws, proto, size)
+    else:
+        inst = split(_ordered_cases(ws, proto), proto, size)
     if not inst:
         raise DelveError(
             f"{proto.full_name}/std.{size} has no instances: too few cases for "
@@ -193,7 +275,9 @@ def generate(ws: Workspace, proto: PrototaskSpec, check_only: bool = False) -> G
     written: list[Path] = []
     removed: list[Path] = []
     order_path = proto.dir / "Random-order"
-    if proto.order != "retain":
+    if proto.design in SPLIT_DESIGNS:
+        read_splits.cache_clear()  # verify the published splits afresh
+    elif proto.order != "retain":
         order = make_order(ws, proto)
         text = "".join(f"{v}\n" for v in order.tolist())
         if order_path.is_file():

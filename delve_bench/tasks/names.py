@@ -38,9 +38,10 @@ def _one_dataset(ws: Workspace, dataset: str, rest: list[str], name: str) -> lis
     protos = prototask_names(ws, dataset)
     if not protos:
         raise DelveError(f"dataset {dataset} has no prototasks (no tasks/{dataset}/*.yaml)")
-    task = None
-    if rest and _TASK.match(rest[-1]):
-        task = rest.pop()
+    task, size = None, None
+    m = _TASK.match(rest[-1]) if rest else None
+    if m:
+        task, size = rest.pop(), int(m.group(1))
     elif rest and rest[-1].startswith("std"):
         raise DelveError(f"{name!r}: task names look like std.<training-set size>, e.g. std.256")
     if len(rest) > 1:
@@ -58,8 +59,8 @@ def _one_dataset(ws: Workspace, dataset: str, rest: list[str], name: str) -> lis
     for p in chosen:
         spec = prototask_spec(ws, dataset, p)
         sizes = spec.training_set_sizes
-        if task is not None:
-            n = int(_TASK.match(task).group(1))
+        if task is not None and size is not None:
+            n = size
             if n not in sizes:
                 names = [f"std.{s}" for s in sizes]
                 raise DelveError(
@@ -101,3 +102,26 @@ def resolve_tasks(ws: Workspace, names: list[str] | tuple[str, ...]) -> list[Tas
             seen.add(r)
             uniq.append(r)
     return uniq
+
+
+#: no task has more instances than this; a larger number in --instances is a typo
+MAX_INSTANCE = 100_000
+
+
+def parse_instances(text: str | None) -> set[int] | None:
+    """``--instances``: numbers and ranges such as ``0,2-4``; None means every instance."""
+    if text is None:
+        return None
+    out: set[int] = set()
+    for part in text.split(","):
+        m = re.fullmatch(r"\s*([0-9]+)\s*(?:-\s*([0-9]+)\s*)?", part)
+        if not m:
+            raise DelveError(f"--instances {text!r}: use numbers and ranges like 0,2-4")
+        lo = int(m.group(1))
+        hi = lo if m.group(2) is None else int(m.group(2))
+        if hi < lo:
+            raise DelveError(f"--instances {text!r}: the range {part.strip()} is empty")
+        if hi > MAX_INSTANCE:
+            raise DelveError(f"--instances {text!r}: no task has an instance {hi}")
+        out.update(range(lo, hi + 1))
+    return out

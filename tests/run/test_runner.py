@@ -72,9 +72,7 @@ def test_hung_and_crashing_jobs_are_killed_and_recorded(delve, tmp_path):
     )
     assert r.returncode == 1
     assert time.perf_counter() - t < 60
-    status = [
-        json.loads(x) for x in delve("status", "--json", env=env, check=True).stdout.splitlines()
-    ]
+    status = json.loads(delve("status", "--json", env=env, check=True).stdout)
     by = {s["method"]: s for s in status}
     assert by["lin-1"]["done"] == [0, 1]
     assert (
@@ -89,17 +87,18 @@ def test_hung_and_crashing_jobs_are_killed_and_recorded(delve, tmp_path):
     assert not list((tmp_path / "results").rglob(".lock"))
 
 
+@pytest.mark.slow
 def test_a_computing_job_is_stopped_by_the_kernel_at_its_cpu_limit(tmp_path, monkeypatch):
-    from delve_bench.run import isolate, runner
+    from delve_bench.run import isolate
+    from delve_bench.run.job import Job, Limits, RunOptions, execute
     from delve_bench.tasks import TaskRef
 
     _methods(tmp_path)
     monkeypatch.syspath_prepend(TESTS)
     monkeypatch.setenv("PYTHONPATH", TESTS)
-    monkeypatch.setattr(isolate, "hard_limits", lambda *a, **k: (1.0, 300.0))
-    job = runner.Job("spin-1", TaskRef("boston", "price", 128), 0)
-    out = isolate.run_isolated(str(tmp_path), job, "work")
-    assert out["status"] == "failed" and "CPU hard limit of 1.0 s" in out["error"]
+    job = Job("spin-1", TaskRef("boston", "price", 128), 0)
+    out = isolate.run_isolated(execute, str(tmp_path), job, RunOptions(), Limits(1.0, 300.0))
+    assert out.status == "failed" and "CPU hard limit of 1.0 s" in out.error
 
 
 def test_kill_9_mid_run_leaves_nothing_half_written_and_resume_completes(delve, tmp_path):

@@ -1,18 +1,19 @@
 """Global ridge regression with lambda re-estimated by a GCV-like criterion (ORR §6.2).
 
-spec/rbf-ols.md A.7, SVD form of Orr's ``rbf_rr_2``: with ``H = U s V^T``,
+Orr App. A.10, SVD form of Orr's ``rbf_rr_2``: with ``H = U s V^T``,
 ``mu_i = s_i^2`` (zero-padded to p) and ``yu_i = (U^T y)_i^2``:
 ``S = sum lam^2 yu/(lam + mu)^2``, ``gamma = sum mu/(lam + mu)``,
 ``tau = sum mu/(lam + mu)^2``, ``q = sum mu yu/(lam + mu)^3`` and
 ``lam <- K_XYZ S tau / q``. Stops when the criterion stops changing (relative change
 below 1/thresh) or after ``hard`` steps; Orr's anti-cycling step is applied. Because the
-criterion can have local minima (A.15), several starting values are tried and the
+criterion can have local minima (Orr §6.5), several starting values are tried and the
 lowest final criterion is kept (the ``lambdas`` option of rbf_rr_2).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -57,10 +58,18 @@ class _Spectrum:
         return self.Vt.T @ (self.s * self.uy / (self.s**2 + lam))
 
 
+class Reestimated(NamedTuple):
+    """Where one run of the re-estimation formula ended."""
+
+    lam: float
+    value: float  # the criterion at lam
+    steps: int
+
+
 def reestimate_lambda(
     spec: _Spectrum, criterion: str, lam0: float, thresh: float = 1e4, hard: int = 100
-) -> tuple[float, float, int]:
-    """Iterate the re-estimation formula from ``lam0``; returns (lam, criterion, steps)."""
+) -> Reestimated:
+    """Iterate the re-estimation formula from ``lam0``."""
     lam, err = lam0, spec.value(lam0, criterion)
     history = [lam]
     it = 0
@@ -78,7 +87,7 @@ def reestimate_lambda(
         history.append(lam)
         if done:
             break
-    return lam, err, it
+    return Reestimated(lam=lam, value=err, steps=it)
 
 
 def global_ridge(
@@ -90,13 +99,17 @@ def global_ridge(
 ) -> RidgeFit:
     """Global ridge with lambda re-estimated from each start; lowest final criterion."""
     spec = _Spectrum(H, y)
-    best = None
+    best: Reestimated | None = None
     for lam0 in starts:
-        lam, err, it = reestimate_lambda(
-            spec, criterion, lam0, thresh, hard=1000 if thresh > 1e4 else 100
-        )
-        if best is None or err < best[1]:
-            best = (lam, err, it)
-    lam, err, it = best
-    _, gamma, _, _ = spec.parts(lam)
-    return RidgeFit(lam, err, gamma, spec.weights(lam), it)
+        r = reestimate_lambda(spec, criterion, lam0, thresh, hard=1000 if thresh > 1e4 else 100)
+        if best is None or r.value < best.value:
+            best = r
+    assert best is not None, "no starting values"
+    _, gamma, _, _ = spec.parts(best.lam)
+    return RidgeFit(
+        lam=best.lam,
+        value=best.value,
+        gamma=gamma,
+        weights=spec.weights(best.lam),
+        iterations=best.steps,
+    )

@@ -1,8 +1,9 @@
 """Running jobs on a Dask distributed cluster (``--dask ADDRESS`` or ``--dask local[:N]``).
 
-Each Dask task runs one job through :func:`run_isolated`, so hard limits hold on the
-workers too; a LocalCluster is started with non-daemonic workers for that. Workers must
-see the same workspace path and data (a shared file system), as on a typical cluster.
+Each Dask task runs one job through :func:`~delve_bench.run.isolate.run_isolated`, so hard
+limits hold on the workers too; a LocalCluster is started with non-daemonic workers for
+that. Workers must see the same workspace path and data (a shared file system), as on a
+typical cluster. Like the local executor, this module receives the function it runs.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..errors import DelveError
-from .runner import Job
+from .isolate import RunOne, run_isolated
+from .job import Job, Limits, Outcome, RunOptions
 
 
 def _client(address: str):
@@ -39,27 +41,42 @@ def _client(address: str):
 
 
 def run_on_dask(
-    address: str, root: str, jobs: list[Job], args: tuple, done: Callable[[Job, dict], None]
+    address: str,
+    run_one: RunOne,
+    root: str,
+    jobs: list[Job],
+    options: RunOptions,
+    limits: Callable[[Job], Limits],
+    done: Callable[[Outcome], None],
 ) -> None:
-    """Submit every job, call ``done(job, outcome)`` as they finish."""
+    """Submit every job, call ``done(outcome)`` as they finish. On KeyboardInterrupt the
+    futures are cancelled and the cluster (if started here) is closed at once."""
     from distributed import as_completed
 
-    from .isolate import run_isolated
-
     client, cluster = _client(address)
+    futures = {}
     try:
-        futures = {
-            client.submit(run_isolated, root, j, *args, key=f"delve-{j.label}-{i}", pure=False): j
-            for i, j in enumerate(jobs)
-        }
+        for i, j in enumerate(jobs):
+            f = client.submit(
+                run_isolated,
+                run_one,
+                root,
+                j,
+                options,
+                limits(j),
+                key=f"delve-{j.label}-{i}",
+                pure=False,
+            )
+            futures[f] = j
         for f in as_completed(futures):
             job = futures[f]
             try:
-                done(job, f.result())
+                done(f.result())
             except Exception as e:  # a worker died: the job is not recorded, a rerun retries it
-                done(
-                    job, {"status": "interrupted", "error": f"Dask worker failed: {e}", "job": job}
-                )
+                done(Outcome(job, "interrupted", f"Dask worker failed: {e}"))
+    except BaseException:
+        client.cancel(list(futures), force=True)
+        raise
     finally:
         client.close()
         if cluster is not None:

@@ -1,0 +1,420 @@
+"""One job (method, task, instance): fit, predict, decode, check, write, record.
+
+A job fits a method on one training set, predicts its test set, computes the per-case
+losses in original units and writes them atomically (:mod:`delve_bench.run.store`). A job
+that raises, predicts NaN or overruns its budget is recorded as failed with its error; the
+other jobs go on. In ``work`` budget mode BLAS runs single-threaded, so every executor
+produces byte-identical files.
+
+This module knows nothing of executors: :func:`execute` is the function they run (in a
+worker process, on a Dask worker, or in-process), and each step of it (:func:`fit_predict`,
+:func:`decode`, :func:`check`, :func:`write_result`) is a plain function that can be tested
+without a subprocess.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import platform
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from .. import __version__
+from ..losses import case_losses, class_losses
+from ..methods.base import Budget, FitContext, Method, Prediction
+from ..methods.registry import DEFAULT_TIME_SCALE, method_spec
+from ..rng import derived_seed
+from ..tasks.names import TaskRef
+from ..workspace import Workspace
+from .instance import EncodedInstance, load_instance
+from .store import InstanceLock, atomic_write, csv_bytes, instance_state, result_dir, sha256_bytes
+
+#: a job is killed when its CPU time passes this multiple of its budget plus a minute of
+#: slack (setup and prediction), or when its wall time passes twice that plus 5 s
+HARD_LIMIT_FACTOR = 2.0
+
+Status = Literal["ok", "failed", "skipped", "locked", "interrupted"]
+BudgetMode = Literal["cpu", "work"]
+
+
+@dataclass(frozen=True)
+class Job:
+    """One method on one task instance."""
+
+    method: str
+    ref: TaskRef
+    instance: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.method} {self.ref.full_name} #{self.instance}"
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How the jobs of one ``delve run`` are executed.
+
+    Attributes
+    ----------
+    mode : {'cpu', 'work'}
+        Budget mode: CPU seconds from the method's rule, or deterministic work units.
+    time_scale : float
+        Multiplies the 1996-machine CPU budgets (cpu mode).
+    force : bool
+        Redo instances that are already finished.
+    hard_limit : float or None
+        CPU seconds after which any job is killed (``--hard-limit``); None: the method's
+        ``budget.hard_limit`` or the default rule.
+    blas_threads : int or None
+        BLAS threads of an in-process job in cpu mode (worker processes always use one).
+    """
+
+    mode: BudgetMode = "work"
+    time_scale: float = DEFAULT_TIME_SCALE
+    force: bool = False
+    hard_limit: float | None = None
+    blas_threads: int | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened to one job."""
+
+    job: Job
+    status: Status
+    error: str | None = None
+    cpu: float | None = None
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Hard limits of one job: CPU and wall-clock seconds."""
+
+    cpu: float | None
+    wall: float | None
+
+
+def hard_limits(ws: Workspace, job: Job, options: RunOptions) -> Limits:
+    """The limits after which ``job`` is killed; None means no limit.
+
+    ``options.hard_limit`` (``--hard-limit``) or the YAML's ``budget.hard_limit`` (seconds
+    on this machine) win; otherwise a cpu-mode budget B gives 2 B + 60 s.
+    """
+    spec = method_spec(ws, job.method)
+    cpu = options.hard_limit or spec.budget.get("hard_limit")
+    if cpu is None and options.mode == "cpu":
+        b = spec.make_budget(job.ref.size, options.mode, options.time_scale)
+        if b.cpu_seconds:
+            cpu = HARD_LIMIT_FACTOR * b.cpu_seconds + 60
+    return Limits(None, None) if cpu is None else Limits(float(cpu), 2 * float(cpu) + 5)
+
+
+def discard_partial(ws: Workspace, job: Job) -> None:
+    """Remove what a job killed mid-way may have left (files without meta.json, its lock)."""
+    d = result_dir(ws, job.method, job.ref, job.instance)
+    for name in ("losses.csv", "predictions.csv", ".lock"):
+        (d / name).unlink(missing_ok=True)
+
+
+def record_failure(ws: Workspace, job: Job, kind: str, reason: str, options: RunOptions) -> None:
+    """Record a job that died without writing its own meta.json (killed, crashed)."""
+    d = result_dir(ws, job.method, job.ref, job.instance)
+    discard_partial(ws, job)
+    meta = {
+        "method": job.method,
+        "task": job.ref.full_name,
+        "instance": job.instance,
+        "status": "failed",
+        "error": f"{kind}: {reason}",
+        "budget": {"mode": options.mode},
+        "package_version": __version__,
+        "host": platform.node(),
+        "end": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    }
+    _write_meta(d, meta)
+
+
+# ---------------------------------------------------------------- the steps of one job
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """Predictions in original units, one value per test case (arrays of shape (t,)).
+
+    ``var`` and ``log_density`` are None for a method without a predictive density."""
+
+    mean: np.ndarray
+    median: np.ndarray
+    var: np.ndarray | None = None
+    log_density: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """A fitted method's prediction and the CPU seconds its fit took."""
+
+    prediction: Prediction
+    fit_cpu: float
+    info: dict = field(default_factory=dict)
+
+
+def fit_predict(method: Method, enc: EncodedInstance, ctx: FitContext) -> Fitted:
+    """Fit ``method`` on the training set of ``enc`` and predict its test set.
+
+    The method sees encoded data (raw data when it sets ``wants_raw``)."""
+    cpu0 = time.process_time()
+    if method.wants_raw:
+        # class codes are the raw form of a categorical target too
+        y = enc.y_train if enc.coding.categorical else enc.raw_y_train
+        method.fit(enc.raw_train, y, ctx)
+        fit_cpu = time.process_time() - cpu0
+        pred = method.predict(enc.raw_test)
+    else:
+        method.fit(enc.X_train, enc.y_train, ctx)
+        fit_cpu = time.process_time() - cpu0
+        pred = method.predict(enc.X_test)
+    return Fitted(pred, fit_cpu, ctx.info | pred.info)
+
+
+def decode(pred: Prediction, enc: EncodedInstance, method: Method) -> Decoded:
+    """Predictions back in original units; log densities with the coding's Jacobian."""
+    if method.wants_raw:
+        mean, median = np.asarray(pred.mean, float), np.asarray(pred.point_for_A, float)
+    else:
+        mean, median = enc.coding.decode(pred.mean), enc.coding.decode(pred.point_for_A)
+    logd = var = None
+    if pred.density is not None and "L" in method.losses:
+        if method.wants_raw:
+            logd, var = pred.density.logpdf(enc.y_test), pred.density.variance()
+        else:
+            logd = pred.density.logpdf(enc.y_test_encoded) + enc.coding.log_jacobian
+            var = pred.density.variance() * enc.coding.target_scale**2
+    return Decoded(mean, median, var, logd)
+
+
+def check(dec: Decoded, n_test: int) -> None:
+    """Raise FloatingPointError unless every prediction is finite and one per test case."""
+    for name, v in (("mean", dec.mean), ("median", dec.median), ("log density", dec.log_density)):
+        if v is not None and (np.shape(v) != (n_test,) or not np.all(np.isfinite(v))):
+            raise FloatingPointError(f"non-finite or misshapen {name} predictions")
+
+
+def check_budget(cpu: float, budget: Budget) -> None:
+    """Raise TimeoutError when a job's CPU time passed its budget's hard limit (the
+    in-process executor has no kernel limit, so the overrun is caught afterwards)."""
+    if budget.cpu_seconds and cpu > HARD_LIMIT_FACTOR * budget.cpu_seconds + 60:
+        raise TimeoutError(
+            f"CPU time {cpu:.1f} s is over the hard limit "
+            f"({HARD_LIMIT_FACTOR} x budget {budget.cpu_seconds:.1f} s + 60 s)"
+        )
+
+
+@dataclass(frozen=True)
+class Written:
+    """What :func:`write_result` wrote: the sha256 of losses.csv and the losses present."""
+
+    losses_sha256: str
+    losses_available: list[str]
+
+
+def result_tables(enc: EncodedInstance, dec: Decoded) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(predictions, losses) tables of one instance, in test-set order."""
+    losses = case_losses(enc.y_test, dec.mean, dec.median, dec.log_density)
+    cases = enc.instance.test
+    preds = pd.DataFrame(
+        {
+            "case": cases,
+            "target": enc.y_test,
+            "mean": dec.mean,
+            "median": dec.median,
+            "var": np.nan if dec.var is None else dec.var,
+            "log_density": np.nan if dec.log_density is None else dec.log_density,
+        }
+    )
+    table = pd.DataFrame(
+        {
+            "case": cases,
+            "S": losses["S"],
+            "A": losses["A"],
+            "L": np.nan if losses["L"] is None else losses["L"],
+        }
+    )
+    return preds, table
+
+
+#: how far a row of predicted class probabilities may be from summing to 1
+PROB_TOLERANCE = 1e-6
+
+
+def checked_probs(cat, n_test: int, n_classes: int) -> np.ndarray:
+    """Class probabilities (t, C), renormalised; FloatingPointError unless they are
+    finite, >= 0, of that shape and sum to 1 within 1e-6 per case."""
+    P = np.asarray(cat.probs, dtype=float)
+    if P.shape != (n_test, n_classes):
+        raise FloatingPointError(
+            f"class probabilities have shape {P.shape}, expected ({n_test}, {n_classes})"
+        )
+    if not np.all(np.isfinite(P)) or P.min() < 0:
+        raise FloatingPointError("non-finite or negative class probabilities")
+    total = P.sum(axis=1)
+    if np.max(np.abs(total - 1.0)) > PROB_TOLERANCE:
+        raise FloatingPointError("class probabilities do not sum to 1")
+    return P / total[:, None]
+
+
+def class_tables(pred: Prediction, enc: EncodedInstance) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(predictions, losses) tables of a classification instance: ``case, target`` and one
+    probability column ``p.<class>`` per class (plus ``<loss>:p.<class>`` columns for a
+    loss the method predicts another distribution for); ``case, Z, Q, L``."""
+    if pred.categorical is None:
+        raise ValueError("the prediction has no class probabilities (a regression method?)")
+    classes = enc.coding.classes
+    n, C = len(enc.y_test), len(classes)
+    t = enc.y_test_encoded
+    P = checked_probs(pred.categorical, n, C)
+    preds = pd.DataFrame({"case": enc.instance.test, "target": [classes[c] for c in t]})
+    for c, label in enumerate(classes):
+        preds[f"p.{label}"] = P[:, c]
+    losses = {}
+    for loss in ("Z", "Q", "L"):
+        cat = pred.categorical_for(loss)
+        PL = P
+        if cat is not pred.categorical:
+            PL = checked_probs(cat, n, C)
+            for c, label in enumerate(classes):
+                preds[f"{loss}:p.{label}"] = PL[:, c]
+        losses[loss] = class_losses(t, PL)[loss]
+    table = pd.DataFrame({"case": enc.instance.test} | losses)
+    return preds, table
+
+
+def write_tables(d: Path, preds: pd.DataFrame, table: pd.DataFrame) -> Written:
+    """Write predictions.csv and losses.csv into ``d`` (atomically, file by file)."""
+    atomic_write(d / "predictions.csv", csv_bytes(preds))
+    data = csv_bytes(table)
+    atomic_write(d / "losses.csv", data)
+    have = [c for c in table.columns[1:] if not table[c].isna().all()]
+    return Written(sha256_bytes(data), have)
+
+
+def write_result(d: Path, enc: EncodedInstance, dec: Decoded) -> Written:
+    """Write a regression instance's predictions.csv and losses.csv into ``d``."""
+    return write_tables(d, *result_tables(enc, dec))
+
+
+def _write_meta(d: Path, meta: dict) -> None:
+    atomic_write(d / "meta.json", (json.dumps(meta, indent=2, sort_keys=True) + "\n").encode())
+
+
+def _blas_limit(n: int | None):
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - threadpoolctl is a dependency
+        import contextlib
+
+        return contextlib.nullcontext()
+    return threadpool_limits(n) if n else threadpool_limits(None)
+
+
+def execute(root: str, job: Job, options: RunOptions = RunOptions()) -> Outcome:
+    """Run one job and record it. Never raises for a failing method: its error is written
+    to meta.json instead. This is the function every executor runs."""
+    ws = Workspace(Path(root))
+    d = result_dir(ws, job.method, job.ref, job.instance)
+    lock = InstanceLock(d)
+    if not lock.acquire():
+        return Outcome(job, "locked")
+    try:
+        if not options.force and instance_state(d) == "ok":
+            return Outcome(job, "skipped")
+        for name in ("meta.json", "losses.csv", "predictions.csv"):
+            (d / name).unlink(missing_ok=True)
+        with _blas_limit(1 if options.mode == "work" else options.blas_threads):
+            return _execute_locked(ws, d, job, options)
+    finally:
+        lock.release()
+
+
+def _execute_locked(ws: Workspace, d: Path, job: Job, options: RunOptions) -> Outcome:
+    spec = method_spec(ws, job.method)
+    seed = derived_seed(job.method, job.ref.full_name, job.instance)
+    started = _dt.datetime.now(_dt.timezone.utc)
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    meta: dict = {
+        "method": job.method,
+        "plugin": spec.plugin,
+        "params": spec.params,
+        "task": job.ref.full_name,
+        "instance": job.instance,
+        "seed": seed,
+        "budget": None,
+        "package_version": __version__,
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "platform": platform.platform(),
+        "host": platform.node(),
+        "start": started.isoformat(timespec="seconds"),
+    }
+    try:
+        enc = load_instance(ws, job.ref, job.instance)
+        meta.update(n_train=len(enc.instance.train), n_test=len(enc.instance.test))
+        method = spec.instantiate()
+        budget = spec.make_budget(len(enc.instance.train), options.mode, options.time_scale)
+        meta["budget"] = budget.describe() | {
+            "time_scale": options.time_scale if options.mode == "cpu" else None
+        }
+        ctx = FitContext(
+            rng=np.random.default_rng(seed),
+            budget=budget,
+            kinds=enc.coding.kinds,
+            classes=enc.coding.classes,
+        )
+        fitted = fit_predict(method, enc, ctx)
+        if enc.coding.categorical:
+            tables = class_tables(fitted.prediction, enc)
+        else:
+            dec = decode(fitted.prediction, enc, method)
+            check(dec, len(enc.y_test))
+            tables = result_tables(enc, dec)
+        cpu = time.process_time() - cpu0
+        check_budget(cpu, budget)
+        written = write_tables(d, *tables)
+        meta.update(
+            status="ok",
+            losses_sha256=written.losses_sha256,
+            losses_available=written.losses_available,
+            cpu_seconds=round(cpu, 4),
+            fit_cpu_seconds=round(fitted.fit_cpu, 4),
+            info=_jsonable(fitted.info),
+        )
+        status: Status = "ok"
+        error = None
+    except Exception as e:  # a failing method is recorded, not raised
+        status, error = "failed", f"{type(e).__name__}: {e}"
+        meta.update(status="failed", error=error, traceback=traceback.format_exc(limit=8))
+    meta["wall_seconds"] = round(time.perf_counter() - wall0, 4)
+    meta.setdefault("cpu_seconds", round(time.process_time() - cpu0, 4))
+    meta["end"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    _write_meta(d, meta)
+    return Outcome(job, status, error, meta["cpu_seconds"])
+
+
+def _jsonable(x):
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return _jsonable(x.tolist())
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, float) and not np.isfinite(x):
+        return str(x)
+    return x
