@@ -28,27 +28,10 @@ from delve_bench.stats.power import (
     required_instances,
     simulated_power,
 )
-from delve_bench.stats.ranking import block_ranks, friedman
+from delve_bench.stats.ranking import DEMSAR_RANKS, block_ranks, friedman
 from delve_bench.stats.selftest import selftest
 
-DEMSAR = np.array(
-    [
-        [4, 3, 2, 1],
-        [1, 2, 3, 4],
-        [4, 1, 2, 3],
-        [4, 1, 3, 2],
-        [4, 2, 3, 1],
-        [1, 2.5, 4, 2.5],
-        [3, 2, 4, 1],
-        [2.5, 2.5, 4, 1],
-        [4, 3, 2, 1],
-        [2.5, 2.5, 2.5, 2.5],
-        [4, 2.5, 1, 2.5],
-        [3, 2, 4, 1],
-        [4, 1, 2, 3],
-        [3, 1, 4, 2],
-    ]
-)
+DEMSAR = np.array(DEMSAR_RANKS)
 
 
 def cpu(f, repeat=1):

@@ -52,22 +52,19 @@ def fit_method(method, X, y, budget=None, seed: int = 0):
     return ctx
 
 
-# Demšar (2006) Table 6: ranks of C4.5, C4.5+m, C4.5+cf, C4.5+m+cf on 14 data sets
-# (average ranks 3.143, 2.000, 2.893, 1.964; chi2_F = 9.28, F_F = 3.69, CD = 1.25)
-DEMSAR_NAMES = ["C4.5", "C4.5+m", "C4.5+cf", "C4.5+m+cf"]
-DEMSAR_RANKS = [
-    [4, 3, 2, 1],
-    [1, 2, 3, 4],
-    [4, 1, 2, 3],
-    [4, 1, 3, 2],
-    [4, 2, 3, 1],
-    [1, 2.5, 4, 2.5],
-    [3, 2, 4, 1],
-    [2.5, 2.5, 4, 1],
-    [4, 3, 2, 1],
-    [2.5, 2.5, 2.5, 2.5],
-    [4, 2.5, 1, 2.5],
-    [3, 2, 4, 1],
-    [4, 1, 2, 3],
-    [3, 1, 4, 2],
-]
+def run_delve(root, *args: str, timeout: int = 900):
+    """Run the real `delve` command (a subprocess) in workspace ``root``; for module-scoped
+    fixtures, where the function-scoped ``delve`` fixture cannot be used."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, DELVE_ROOT=str(root), PYTHONUNBUFFERED="1")
+    return subprocess.run(
+        [sys.executable, "-m", "delve_bench", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=str(root),
+        timeout=timeout,
+    )

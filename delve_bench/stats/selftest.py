@@ -22,7 +22,8 @@ which may only be conservative) or a golden number is off.
 
 It also recomputes the golden numbers: the thesis' Fig. 2.2 comparison (SE 11.4545,
 p = 0.0399300, posterior mass 2.3 % in Fig. 2.3) and the mstats example of DELVE 1.1's
-manual data (p = 0.052988021), each from the printed standard deviations.
+manual data (p = 0.052988021), each from the printed standard deviations, and Demšar
+(2006)'s worked Friedman example (chi2_F = 9.28, CD = 1.25).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from .anova import Anova, anova, mean_squares
 from .bayes import posterior
 from .permutation import sign_flip_p_value
 from .power import VarianceComponents
+from .ranking import DEMSAR_METHODS, DEMSAR_RANKS, block_ranks, friedman
 from .resampled import corrected_resampled_p_value
 from .simulate import batches, matrix_with_components, simulate_losses
 from .tests import BOUND, BOUNDED_BELOW, quasi_f_p_value, t_p_value, t_test
@@ -216,6 +218,9 @@ def golden_numbers() -> tuple[Golden, ...]:
     mstats = _from_sds(8, 128, 32.7269508, 27.6978006, 323.514631)
     ms_p = t_test(mstats).p
     assert fig_p is not None and ms_p is not None
+    R = block_ranks(np.array(DEMSAR_RANKS)).mean(axis=0)
+    demsar = friedman(DEMSAR_METHODS, R, len(DEMSAR_RANKS))
+    assert demsar.cd is not None
     return (
         Golden("Fig. 2.2 standard error", fig.se, 11.4545, 1.5e-4, "11.4545"),
         Golden("Fig. 2.2 p (t-test)", fig_p, 0.0399300, 5e-7, "0.0399300"),
@@ -228,6 +233,8 @@ def golden_numbers() -> tuple[Golden, ...]:
         ),
         Golden("mstats example standard error", mstats.se, 14.0749681, 5e-7, "14.0749681"),
         Golden("mstats example p (t-test)", ms_p, 0.052988021, 5e-9, "0.052988021"),
+        Golden("Demšar (2006) Friedman chi2", demsar.chi2, 9.28, 5e-3, "9.28"),
+        Golden("Demšar (2006) Nemenyi CD", demsar.cd, 1.25, 5e-3, "1.25"),
     )
 
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import DEMSAR_NAMES as NAMES
-from support import DEMSAR_RANKS
 
 from delve_bench.report.cd import write_cd_diagram
 from delve_bench.report.collect import MethodCell, PairCell, PrototaskReport, TaskReport
 from delve_bench.report.rankings import disagree_table, family_records, rankings, rankings_table
+from delve_bench.stats.ranking import DEMSAR_METHODS, DEMSAR_RANKS
 from delve_bench.tasks.names import TaskRef
+
+NAMES = list(DEMSAR_METHODS)
 
 
 def cell(m: str, mean: float) -> MethodCell:

@@ -5,17 +5,22 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import DEMSAR_NAMES, DEMSAR_RANKS
 
 from delve_bench.stats.multiple import adjust
-from delve_bench.stats.ranking import block_ranks, friedman, groups, nemenyi_cd
+from delve_bench.stats.ranking import (
+    DEMSAR_METHODS,
+    DEMSAR_RANKS,
+    block_ranks,
+    friedman,
+    groups,
+    nemenyi_cd,
+)
 
-DEMSAR_RANKS = np.array(DEMSAR_RANKS)
-NAMES = DEMSAR_NAMES
+NAMES = list(DEMSAR_METHODS)
 
 
 def test_demsar_worked_example():
-    R = block_ranks(DEMSAR_RANKS).mean(0)  # ranks of ranks are the ranks
+    R = block_ranks(np.array(DEMSAR_RANKS)).mean(0)  # ranks of ranks are the ranks
     assert np.round(R, 3).tolist() == [3.143, 2.000, 2.893, 1.964]
     f = friedman(NAMES, R, 14)
     assert round(f.chi2, 2) == 9.28
@@ -36,7 +41,7 @@ def test_nemenyi_q_values_are_demsar_table_5():
 def test_holm_posthoc_uses_normal_z_and_holm():
     from scipy import stats as sps
 
-    R = block_ranks(DEMSAR_RANKS).mean(0)
+    R = block_ranks(np.array(DEMSAR_RANKS)).mean(0)
     f = friedman(NAMES, R, 14, posthoc="holm")
     se = np.sqrt(4 * 5 / (6 * 14))
     raw = {
