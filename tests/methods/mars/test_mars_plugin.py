@@ -11,14 +11,15 @@ import pytest
 from delve_bench.methods.base import Budget, FitContext
 from delve_bench.methods.mars import MarsSettings, fit_mars
 from delve_bench.methods.mars.plugins import Mars, MarsBag
-from delve_bench.run.runner import Job, encode_instance, execute
+from delve_bench.run import load_instance
+from delve_bench.run.job import Job, RunOptions, execute
 from delve_bench.tasks import TaskRef
 
 
 def run(tmp_path, method: str, n: int = 64, instance: int = 0, force: bool = False):
     ref = TaskRef("kin-8nm", "dist", n)
-    r = execute(str(tmp_path), Job(method, ref, instance), mode="work", force=force)
-    assert r["status"] == "ok", r["error"]
+    r = execute(str(tmp_path), Job(method, ref, instance), RunOptions(mode="work", force=force))
+    assert r.status == "ok", r.error
     d = tmp_path / "results" / method / "kin-8nm" / "dist" / f"std.{n}" / str(instance)
     return json.loads((d / "meta.json").read_text()), pd.read_csv(d / "losses.csv"), d
 
@@ -33,14 +34,12 @@ def test_mars_runs_on_kin8nm_and_records_its_model(tmp_path, ws):
     assert all(0 <= b["parent"] < b["bf"] for b in bfs)
     assert info["gcv_linear"] > 0 and info["gcv_cubic"] > 0
     # the plugin predicts what fit_mars fits on the encoded instance
-    _, coding, (xtr, ytr, xte, yte) = encode_instance(
-        ws, Job("mars3.6-1", TaskRef("kin-8nm", "dist", 64), 0)
-    )
-    fit = fit_mars(coding.inputs(xtr), coding.target(ytr), MarsSettings())
-    pred = coding.decode(fit.predict(coding.inputs(xte)))
-    np.testing.assert_allclose(losses["S"], (pred - yte) ** 2, rtol=1e-9)
+    e = load_instance(ws, "kin-8nm/std.64", 0)
+    fit = fit_mars(e.X_train, e.y_train, MarsSettings())
+    pred = e.coding.decode(fit.predict(e.X_test))
+    np.testing.assert_allclose(losses["S"], (pred - e.y_test) ** 2, rtol=1e-9)
     # better than predicting the training mean
-    assert losses["S"].mean() < np.var(yte)
+    assert losses["S"].mean() < np.var(e.y_test)
 
 
 def test_bagged_mars_is_seeded_and_records_the_mean_size(tmp_path):
