@@ -94,7 +94,7 @@ def main() -> None:
             ):
                 losses[name].append((mu - d.yt_raw) ** 2)
             i += 1
-    st = Standardizer("S", d.var_pooled, 0.0)
+    st = Standardizer(loss="S", scale=d.var_pooled, shift=0.0)
     ref = np.array(losses["sklearn"])
     print(
         f"{dataset}/std.{size}, {i} instances, standardised S; paired t-test against scikit-learn"

@@ -48,7 +48,7 @@ def main() -> None:
     print(
         f"{'I':>3} {'delta':>7} {'ours':>8} {'statsmodels':>12} {'|diff|':>9} {'ms ours':>8} {'ms sm':>7}"
     )
-    vc = VarianceComponents("hierarchical", 0.02**2, 0.3**2)
+    vc = VarianceComponents(design="hierarchical", var_a=0.02**2, var_e=0.3**2)
     tp = TTestPower()
     for I, d in ((4, 0.03), (8, 0.02), (16, 0.01), (32, 0.01)):
         es = d / np.sqrt(vc.var_a + vc.var_e / 512)  # Cohen's d of the instance means
@@ -72,7 +72,7 @@ def main() -> None:
     print(
         f"{'I':>3} {'J':>4} {'ours':>7} {'matrices':>9} {'s ours':>7} {'s matrices':>11} {'ratio':>6}"
     )
-    vc2 = VarianceComponents("2-way", 0.3**2, 1.0, 0.5**2)
+    vc2 = VarianceComponents(design="2-way", var_a=0.3**2, var_e=1.0, var_b=0.5**2)
     for I, J, d in ((4, 100, 0.35), (8, 250, 0.3), (16, 250, 0.2)):
         t_o, p_o = cpu(lambda I=I, J=J, d=d: power(vc2, d, I, J))
         t_m, p_m = cpu(

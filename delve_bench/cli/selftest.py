@@ -25,13 +25,6 @@ def _fmt(res) -> str:
     lines = [
         f"delve selftest{' --quick' if res.quick else ''} (seed {res.seed})",
         "",
-        "Golden numbers (recomputed from the printed standard deviations):",
-    ]
-    for g in res.golden:
-        ok = "ok" if g.ok else "DIFFERS"
-        lines.append(f"  {g.name:<36} {g.computed:>14.9g}   published {g.published:<12} {ok}")
-    lines += [
-        "",
         "Type-I error rates: share of studies with p < alpha when the expected difference",
         f"is 0. ok: inside the {100 * CONFIDENCE:g} % binomial interval around alpha; liberal: too",
         "many false claims; conservative: too few (the test wastes power).",
@@ -47,7 +40,7 @@ def _fmt(res) -> str:
             + (" per instance" if design == "hierarchical" else " (common test set)")
             + f", corrected t with n_test/n_train = {s0.test_cases}/{s0.train_size}",
             f"  {'I':>2} {'sd_train':>8} {'sd_cases':>8} {'studies':>7}  {'test':<17}"
-            f"{'alpha = 0.05':>20}{'alpha = 0.01':>20}",
+            f"{'alpha 5 %':>20}{'alpha 1 %':>20}",
         ]
         for r in rs:
             s = r.setting
@@ -63,7 +56,11 @@ def _fmt(res) -> str:
                 for alpha in (0.05, 0.01):
                     x = next(x for x in r.rates if x.test == t and x.alpha == alpha)
                     cells.append(f"{x.rate:.4f} {x.verdict:<12}")
-                lines.append(f"{head}  {t:<17}{cells[0]:>20}{cells[1]:>20}")
+                lines.append(f"{head}  {t:<17}{cells[0]:>20}{cells[1]:>20}".rstrip())
+    lines += ["", "Golden numbers (recomputed from the printed standard deviations):"]
+    for g in res.golden:
+        ok = "ok" if g.ok else "DIFFERS"
+        lines.append(f"  {g.name:<36} {g.computed:>14.9g}   published {g.published:<12} {ok}")
     lines.append("")
     if res.failures:
         lines.append("FAILED: " + "; ".join(res.failures))

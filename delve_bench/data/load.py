@@ -247,6 +247,6 @@ def load_dataset(ws: Workspace, name: str) -> Dataset:
         text = content.decode("utf-8")
     except UnicodeDecodeError:
         raise DelveError(f"{where}: not a text data file") from None
-    ds = Dataset(spec, parse_cases(text, spec, where), where)
+    ds = Dataset(spec=spec, values=parse_cases(text, spec, where), source=where)
     _LOADED[key] = ds
     return ds

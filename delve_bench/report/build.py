@@ -83,6 +83,7 @@ def write_report(
     losses: tuple[str, ...] | None = None,
     out: Path | None = None,
     plot: bool = False,
+    plot_formats: tuple[str, ...] = ("svg", "png"),
     correction: str = "holm",
     posthoc: str = "nemenyi",
     unit: str = "prototask",
@@ -123,10 +124,14 @@ def write_report(
             if plot:
                 from .diagram import write_diagram
 
-                drawn = [str(p.relative_to(out)) for p in write_diagram(r, out / "plots")]
+                drawn = [
+                    str(p.relative_to(out)) for p in write_diagram(r, out / "plots", plot_formats)
+                ]
             res.tables += written
             res.plots += drawn
-            sections.append(Section(r, table, written, drawn, extra))
+            sections.append(
+                Section(report=r, table=table, tables=written, plots=drawn, extra=extra)
+            )
             res.warnings += _partial_warnings(r)
         ov = overview(reports, methods, loss)
         parts = []
@@ -155,7 +160,9 @@ def write_report(
 
             cd_plots = [str(p.relative_to(out)) for p in write_cd_diagram(rk, out / "plots")]
             res.plots += cd_plots
-        summaries.append(LossSummary(ov, parts, ranking_parts, cd_plots))
+        summaries.append(
+            LossSummary(overview=ov, tables=parts, rankings=ranking_parts, plots=cd_plots)
+        )
     if not res.reports:
         asked = "" if default else f" with loss {', '.join(losses)}"
         raise DelveError(

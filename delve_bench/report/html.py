@@ -127,9 +127,9 @@ def render_index(
     ]
     for s in summaries:
         out.append(f'<li><a href="#summary-{s.overview.loss}">Summary, {s.overview.loss}</a></li>')
-    for s in sections:
+    for sec in sections:
         out.append(
-            f'<li><a href="#{e(s.report.stem)}">{e(s.report.name)}, {s.report.loss}</a></li>'
+            f'<li><a href="#{e(sec.report.stem)}">{e(sec.report.name)}, {sec.report.loss}</a></li>'
         )
     out += ["</ul></nav>", '<h2 id="how-to-read">How to read these diagrams</h2>']
     out += [f"<p>{e(p)}</p>" for p in LEGEND]
@@ -160,22 +160,22 @@ def render_index(
                 out.append(_links(s.plots))
             for table, paths in s.rankings:
                 out.append(to_html(table) + _links(paths))
-    for s in sections:
-        r = s.report
+    for sec in sections:
+        r = sec.report
         out.append(
             f'<h3 id="{e(r.stem)}">{e(r.name)}: {e(LOSS_NAMES[r.loss].lower())} ({r.loss})</h3>'
         )
-        png = [p for p in s.plots if p.endswith(".png")]
-        svg = [p for p in s.plots if p.endswith(".svg")]
+        png = [p for p in sec.plots if p.endswith(".png")]
+        svg = [p for p in sec.plots if p.endswith(".svg")]
         if png:
             target = svg[0] if svg else png[0]
             out.append(
                 f'<a href="{e(target)}"><img src="{e(png[0])}" '
                 f'alt="DELVE diagram of {e(r.name)}, loss {r.loss}"></a>'
             )
-        out.append(_links(s.tables + s.plots))
-        out.append(to_html(s.table))
-        out += [to_html(t) for t in s.extra]
+        out.append(_links(sec.tables + sec.plots))
+        out.append(to_html(sec.table))
+        out += [to_html(t) for t in sec.extra]
     if other_files:
         out.append("<h2>Other files</h2>")
         out.append(

@@ -56,6 +56,16 @@ def overview(reports: list[PrototaskReport], methods: list[str], loss: str) -> O
                 continue
             compared[(p.a, p.b)] += 1
             compared[(p.b, p.a)] += 1
-            if p.significant:
-                wins[(p.loser, p.winner)] += 1
-    return Overview(loss, tuple(methods), tasks, ranked, rank_tasks, average, wins, compared)
+            winner, loser = p.winner, p.loser
+            if p.significant and winner is not None and loser is not None:
+                wins[(loser, winner)] += 1
+    return Overview(
+        loss=loss,
+        methods=tuple(methods),
+        tasks=tasks,
+        ranked=ranked,
+        rank_tasks=rank_tasks,
+        average_rank=average,
+        wins=wins,
+        compared=compared,
+    )

@@ -218,7 +218,18 @@ def rankings(
         win = None
         if pa is not None and pa < alpha and diff != 0:
             win = a if diff < 0 else b
-        tests.append(PairTest(t.ref.full_name, _unit_of(t, unit), a, b, diff, p, pa, win))
+        tests.append(
+            PairTest(
+                task=t.ref.full_name,
+                unit=_unit_of(t, unit),
+                a=a,
+                b=b,
+                difference=diff,
+                p=p,
+                p_adjusted=pa,
+                winner=win,
+            )
+        )
     units = list(dict.fromkeys(_unit_of(t, unit) for t in tasks))
 
     # Friedman: methods with any value; blocks: units with a task where all have one
@@ -272,7 +283,20 @@ def rankings(
                 if fr.differ(a, b):
                     cd = a if rank_a < rank_b else b
                 cd_p = fr.pair_p.get((a, b), fr.pair_p.get((b, a)))
-            pairs.append(PairVerdict(a, b, rank_a, rank_b, cd, cd_p, ua, ub, len(compared), delve))
+            pairs.append(
+                PairVerdict(
+                    a=a,
+                    b=b,
+                    rank_a=rank_a,
+                    rank_b=rank_b,
+                    cd=cd,
+                    cd_p=cd_p,
+                    units_a=ua,
+                    units_b=ub,
+                    units_compared=len(compared),
+                    delve=delve,
+                )
+            )
     return Rankings(
         loss=loss,
         unit=unit,

@@ -19,6 +19,7 @@ import csv
 import html
 import io
 from dataclasses import dataclass
+from typing import Any
 
 from ..losses import LOSS_NAMES
 from ..stats.summary import DESIGN_TESTS
@@ -93,7 +94,8 @@ def _pair_text(t: TaskReport, row: str, col: str, loss: str) -> str:
 
 def prototask_table(r: PrototaskReport) -> Table:
     """Per task and method: standardised loss ± SE, instances, rank, pairwise tests."""
-    rows, groups = [], []
+    rows: list[tuple[str, ...]] = []
+    groups: list[int] = []
     for t in r.tasks:
         groups.append(len(rows))
         ranks = t.ranks_among()
@@ -223,7 +225,7 @@ def summary_records(ov: Overview) -> tuple[list[str], list[list]]:
     out = []
     for t in ov.tasks:
         ranks = t.ranks_among()
-        row = [t.ref.full_name, t.design]
+        row: list[Any] = [t.ref.full_name, t.design]
         for m in ov.methods:
             c = t.cells[m]
             row += [c.mean, c.se, len(c.used), ranks.get(m)]

@@ -35,7 +35,10 @@ def components_of(c: dict) -> VarianceComponents:
     s = c["standardized"]
     residual = s["sd_test"] if c["design"] == "hierarchical" else s["sd_interaction"]
     return VarianceComponents(
-        c["design"], s["sd_train"] ** 2, residual**2, (s.get("sd_cases") or 0.0) ** 2
+        design=c["design"],
+        var_a=s["sd_train"] ** 2,
+        var_e=residual**2,
+        var_b=(s.get("sd_cases") or 0.0) ** 2,
     )
 
 

@@ -125,9 +125,11 @@ def _test_over_cases(d: np.ndarray) -> TestResult:
     J = len(x)
     sd = x.std(ddof=1)
     if sd == 0:
-        return TestResult("t (test cases)", None, (J - 1,), None)
+        return TestResult(test="t (test cases)", statistic=None, df=(J - 1,), p=None)
     t = x.mean() / (sd / np.sqrt(J))
-    return TestResult("t (test cases)", float(t), (J - 1,), float(2 * sps.t.sf(abs(t), J - 1)))
+    return TestResult(
+        test="t (test cases)", statistic=float(t), df=(J - 1,), p=float(2 * sps.t.sf(abs(t), J - 1))
+    )
 
 
 def _test(d: np.ndarray, design: str, n_train: int) -> TestResult:
@@ -246,4 +248,4 @@ def check(
             elif pc is not None and pc < alpha and (r.current or 0.0) < (r.baseline or 0.0):
                 status = "better"
         final.append(CheckRow(**{**asdict(r), "status": status, "p_adjusted": pa}))
-    return CheckResult(str(base.results), alpha, margin, tuple(final))
+    return CheckResult(baseline=str(base.results), alpha=alpha, margin=margin, rows=tuple(final))

@@ -58,7 +58,9 @@ class VarianceComponents:
     def scaled(self, scale: float) -> VarianceComponents:
         """The same components for the loss divided by ``scale``."""
         s2 = scale * scale
-        return VarianceComponents(self.design, self.var_a / s2, self.var_e / s2, self.var_b / s2)
+        return VarianceComponents(
+            design=self.design, var_a=self.var_a / s2, var_e=self.var_e / s2, var_b=self.var_b / s2
+        )
 
     def var_mean(self, I: int, J: int) -> float:
         """Variance of the estimated expected difference with I instances, J test cases
@@ -213,7 +215,13 @@ def _smallest(pred, lo: int, hi: int) -> int | None:
 
 def _design(vc, delta, I, J, n, pool, alpha) -> Design:
     used = cases_used(vc.design, I, J, n)
-    return Design(I, J, power(vc, delta, I, J, alpha), used, used <= pool)
+    return Design(
+        instances=I,
+        test_cases=J,
+        power=power(vc, delta, I, J, alpha),
+        cases=used,
+        fits=used <= pool,
+    )
 
 
 def required_instances(

@@ -329,7 +329,18 @@ def paired_losses(
             f"{method_a} and {method_b} have results on different instances of "
             f"{ref.full_name} ({used_a} vs {used_b}); run the missing ones first"
         )
-    return PairedLosses(method_a, method_b, ref, layout, loss, used_a, st_a, ya, yb, st)
+    return PairedLosses(
+        method_a=method_a,
+        method_b=method_b,
+        ref=ref,
+        layout=layout,
+        loss=loss,
+        used=used_a,
+        states=st_a,
+        ya=ya,
+        yb=yb,
+        st=st,
+    )
 
 
 def task_comparison(

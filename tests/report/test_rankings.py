@@ -29,10 +29,10 @@ def cell(m: str, mean: float) -> MethodCell:
 def pair(a: str, b: str, diff: float, p: float, bounded: bool = False) -> PairCell:
     text = "< 0.05" if bounded else f"{p:.9g}"
     return PairCell(
-        a,
-        b,
-        tuple(range(8)),
-        {"p": p, "p_text": text, "difference": diff, "standardized": {"mean": diff}},
+        a=a,
+        b=b,
+        instances=tuple(range(8)),
+        comparison={"p": p, "p_text": text, "difference": diff, "standardized": {"mean": diff}},
     )
 
 
@@ -43,17 +43,19 @@ def task(ds: str, pt: str, size: int, means: dict, ps: dict) -> TaskReport:
         for b in methods[i + 1 :]:
             pairs[(a, b)] = pair(a, b, means[a] - means[b], ps.get((a, b), 0.5))
     return TaskReport(
-        TaskRef(ds, pt, size),
-        "hierarchical",
-        8,
-        512,
-        {m: cell(m, v) for m, v in means.items()},
-        pairs,
+        ref=TaskRef(ds, pt, size),
+        design="hierarchical",
+        task_instances=8,
+        test_size=512,
+        cells={m: cell(m, v) for m, v in means.items()},
+        pairs=pairs,
     )
 
 
 def proto(ds, pt, tasks, methods, loss="S"):
-    return PrototaskReport(ds, pt, loss, tuple(methods), tuple(tasks))
+    return PrototaskReport(
+        dataset=ds, prototask=pt, loss=loss, methods=tuple(methods), tasks=tuple(tasks)
+    )
 
 
 def test_demsar_example_through_the_report_pipeline(tmp_path):
@@ -108,12 +110,12 @@ def test_holm_over_all_tasks_and_pairs_and_aggregation_per_prototask():
 def test_bounded_quasi_f_counts_as_p_005_and_disagreements_are_explained():
     M = ["a", "b"]
     t = TaskReport(
-        TaskRef("boston", "price", 128),
-        "2-way",
-        2,
-        250,
-        {"a": cell("a", 0.3), "b": cell("b", 0.4)},
-        {("a", "b"): pair("a", "b", -0.1, 0.0001, bounded=True)},
+        ref=TaskRef("boston", "price", 128),
+        design="2-way",
+        task_instances=2,
+        test_size=250,
+        cells={"a": cell("a", 0.3), "b": cell("b", 0.4)},
+        pairs={("a", "b"): pair("a", "b", -0.1, 0.0001, bounded=True)},
     )
     rk = rankings([proto("boston", "price", [t], M)], M, "S")
     assert rk.tests[0].p == 0.05 and rk.tests[0].winner is None

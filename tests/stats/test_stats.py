@@ -116,16 +116,16 @@ def _from_sds(I, J, mean, sa, se):
     ms_e = se**2
     ms_a = J * sa**2 + ms_e
     return Anova(
-        "hierarchical",
-        I,
-        J,
-        mean,
-        ms_a,
-        ms_e,
-        None,
-        sa**2,
-        None,
-        float(np.sqrt(sa**2 / I + ms_e / (I * J))),
+        design="hierarchical",
+        I=I,
+        J=J,
+        mean=mean,
+        ms_a=ms_a,
+        ms_e=ms_e,
+        ms_b=None,
+        var_a=sa**2,
+        var_b=None,
+        se=float(np.sqrt(sa**2 / I + ms_e / (I * J))),
     )
 
 
@@ -172,7 +172,7 @@ def test_mstats_golden_layout_and_numbers():
     rng = np.random.default_rng(7)
     d = _matrix(8, 128, 32.7269508, 27.6978006, 323.514631, rng)
     yb = np.full((8, 128), 368.002767)
-    c = compare(yb + d, yb, "hierarchical", Standardizer("S", 488.847, 0.0))
+    c = compare(yb + d, yb, "hierarchical", Standardizer(loss="S", scale=488.847, shift=0.0))
     c.update(
         method_a="lin-1",
         method_b="knn-cv-1",
