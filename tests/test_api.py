@@ -211,7 +211,7 @@ def test_run_prints_the_estimate_before_a_long_run(delve, tmp_path):
         "plugin: delve_bench.methods.lin:Lin1\nbudget: {cpu_per_case: 1000}\n"
     )
     r = delve("run", "slow-lin-1", "boston/price/std.32", "--instances", "0", check=True)
-    assert "estimate: 1 jobs, about 27 min CPU, 27 min wall on 1 worker" in r.stderr
+    assert "estimate: 1 job, about 27 min CPU, 27 min wall on 1 worker" in r.stderr
     r = delve("run", "lin-1", "boston/price/std.32", "--instances", "0", check=True)
     assert "estimate:" not in r.stderr and "ran 1" in r.stderr
 

@@ -217,7 +217,7 @@ def estimate_line(e: Estimate, n_jobs: int) -> str:
     """The one line ``delve run`` prints before a long run."""
     more = " (+ jobs with no estimate)" if e.unknown_jobs else ""
     return (
-        f"estimate: {n_jobs} jobs, about {duration(e.cpu_seconds)} CPU, "
+        f"estimate: {n_jobs} job{'s' if n_jobs != 1 else ''}, about {duration(e.cpu_seconds)} CPU, "
         f"{duration(e.wall_seconds)} wall on {e.workers} worker{'s' if e.workers > 1 else ''}"
         f"{more}; `--dry-run` shows the plan"
     )
