@@ -211,7 +211,7 @@ def test_run_prints_the_estimate_before_a_long_run(delve, tmp_path):
         "plugin: delve_bench.methods.lin:Lin1\nbudget: {cpu_per_case: 1000}\n"
     )
     r = delve("run", "slow-lin-1", "boston/price/std.32", "--instances", "0", check=True)
-    assert "estimate: 1 jobs, about 27 min CPU, 27 min wall on 1 worker" in r.stderr
+    assert "estimate: 1 job, about 27 min CPU, 27 min wall on 1 worker" in r.stderr
     r = delve("run", "lin-1", "boston/price/std.32", "--instances", "0", check=True)
     assert "estimate:" not in r.stderr and "ran 1" in r.stderr
 
@@ -255,3 +255,17 @@ def test_completion_script_and_names(study):
     assert _complete(["compare", "knn-cv-1"], "lin", study.root) == ["lin-1"]
     assert _complete(["report", "--methods"], "lin-1,kn", study.root) == ["lin-1,knn-cv-1"]
     assert _complete(["fetch"], "kin-32f", study.root) == ["kin-32fh", "kin-32fm"]
+
+
+def test_dry_run_text_lists_stale_reruns_with_what_changed(study):
+    from types import SimpleNamespace
+
+    from delve_bench.report.listing import format_plan
+
+    p = study.plan("lin-1", "kin-8nm/std.64", budget_mode="work", force=True)
+    stale = {j: ["method spec"] for j in p.todo[:3]}
+    text = format_plan(
+        SimpleNamespace(todo=p.todo, skipped=p.skipped, estimate=p.estimate, stale=stale)
+    )
+    assert "3 of them redo stale results (made under other settings):" in text
+    assert "lin-1   kin-8nm/dist/std.64  0-2        method spec" in text

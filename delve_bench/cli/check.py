@@ -23,10 +23,8 @@ def _num(x, fmt: str) -> str:
 
 
 def format_check(res) -> str:
-    head = (
-        f"{'method':<16} {'task':<28} {'loss':<4} {'inst':>4} {'baseline':>9} {'current':>9} "
-        f"{'change':>8} {'p(worse)':>9} {'Holm p':>8}  verdict"
-    )
+    from ..report.listing import table
+
     lines = [
         f"delve check against {res.baseline}",
         f"current - baseline per method, task and loss with the design's paired test; worse: "
@@ -34,8 +32,8 @@ def format_check(res) -> str:
         f"{res.margin:g} nats) with Holm-adjusted p < {res.alpha:g} over the "
         f"{sum(r.p is not None for r in res.rows)} tests. Losses standardised.",
         "",
-        head,
     ]
+    rows = []
     for r in res.rows:
         if r.change is None:
             change = "-"
@@ -46,11 +44,22 @@ def format_check(res) -> str:
         verdict = r.status
         if r.status == "missing":
             verdict += f" ({r.why})"
-        lines.append(
-            f"{r.method:<16} {r.task:<28} {r.loss:<4} {r.instances:>4} "
-            f"{_num(r.baseline, '.4g'):>9} {_num(r.current, '.4g'):>9} {change:>8} "
-            f"{_num(r.p, '.2g'):>9} {_num(r.p_adjusted, '.2g'):>8}  {verdict}"
+        rows.append(
+            (
+                r.method,
+                r.task,
+                r.loss,
+                str(r.instances),
+                _num(r.baseline, ".4g"),
+                _num(r.current, ".4g"),
+                change,
+                _num(r.p, ".2g"),
+                _num(r.p_adjusted, ".2g"),
+                verdict,
+            )
         )
+    head = ("method", "task", "loss", "inst", "baseline", "current", "change", "p(worse)")
+    lines += table((*head, "Holm p", "verdict"), rows, "lllrrrrrrl").splitlines()
     counts = {
         s: sum(r.status == s for r in res.rows)
         for s in ("unchanged", "changed", "better", "worse", "missing")

@@ -190,6 +190,15 @@ def format_plan(p: Plan) -> str:
     out = [f"would run {len(p.todo)} job{'s' if len(p.todo) != 1 else ''}:"]
     if p.todo:
         out.append(_indent(table(("method", "task", "instances"), _by_task(p.todo))))
+    stale = getattr(p, "stale", None) or {}  # job -> fingerprint fields that differ
+    if stale:
+        groups: dict[tuple[str, str, str], list[int]] = {}
+        for j, fields in stale.items():
+            key = (j.method, j.ref.full_name, ", ".join(fields) or "?")
+            groups.setdefault(key, []).append(j.instance)
+        rows = [(m, t, ranges(idx), f) for (m, t, f), idx in groups.items()]
+        out.append(f"{len(stale)} of them redo stale results (made under other settings):")
+        out.append(_indent(table(("method", "task", "instances", "what changed"), rows)))
     for reason, jobs in p.skipped.items():
         if jobs:
             out.append(f"{len(jobs)} {SKIP_REASONS.get(reason, reason)}:")
@@ -208,7 +217,7 @@ def estimate_line(e: Estimate, n_jobs: int) -> str:
     """The one line ``delve run`` prints before a long run."""
     more = " (+ jobs with no estimate)" if e.unknown_jobs else ""
     return (
-        f"estimate: {n_jobs} jobs, about {duration(e.cpu_seconds)} CPU, "
+        f"estimate: {n_jobs} job{'s' if n_jobs != 1 else ''}, about {duration(e.cpu_seconds)} CPU, "
         f"{duration(e.wall_seconds)} wall on {e.workers} worker{'s' if e.workers > 1 else ''}"
         f"{more}; `--dry-run` shows the plan"
     )
