@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 
 from ..errors import DelveError, suggest
-from ..workspace import Workspace
+from ..workspace import Workspace, yaml_files
 
 KINDS = ("real", "integer", "binary", "nominal")
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -153,7 +153,7 @@ def _provenance(raw: Any, path: Path) -> Provenance | None:
 def _spec_files(ws: Workspace) -> dict[str, Path]:
     found: dict[str, Path] = {}
     for d in reversed(ws.spec_dirs("datasets")):  # workspace overrides built-in
-        for p in sorted(d.glob("*.yaml")):
+        for p in yaml_files(d):
             found[p.stem] = p
     return found
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import yaml
 
 from ..errors import DelveError, suggest
-from ..workspace import Workspace
+from ..workspace import Workspace, yaml_files
 from .base import Budget, Method
 
 #: a modern core does in 1 CPU second what the thesis' 200 MHz R4400 did in 20
@@ -140,7 +140,7 @@ def _entry_point_specs() -> dict[str, MethodSpec]:
 def _all_specs(ws: Workspace) -> dict[str, MethodSpec]:
     specs = dict(_entry_point_specs())
     for d in reversed(ws.spec_dirs("methods")):  # the workspace overrides the built-ins
-        for p in sorted(d.glob("*.yaml")):
+        for p in yaml_files(d):
             spec = _parse(p)
             specs[spec.name] = spec
     return specs

@@ -50,7 +50,8 @@ def _context():
         if mpp.current_process().daemon:  # e.g. a daemonic Dask worker: no children allowed
             return None
         ctx = mp.get_context("forkserver")
-        ctx.set_forkserver_preload(["delve_bench.run.isolate"])
+        # what every job needs, imported once in the forkserver rather than in each worker
+        ctx.set_forkserver_preload(["delve_bench.run.isolate", "pandas", "scipy.special"])
         _CTX = ctx
     return _CTX
 

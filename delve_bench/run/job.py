@@ -21,10 +21,9 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 
 from .. import __version__
 from ..losses import case_losses
@@ -35,6 +34,9 @@ from ..tasks.names import TaskRef
 from ..workspace import Workspace
 from .instance import EncodedInstance, load_instance
 from .store import InstanceLock, atomic_write, csv_bytes, instance_state, result_dir, sha256_bytes
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: a job is killed when its CPU time passes this multiple of its budget plus a minute of
 #: slack (setup and prediction), or when its wall time passes twice that plus 5 s
@@ -224,6 +226,8 @@ class Written:
 
 def result_tables(enc: EncodedInstance, dec: Decoded) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(predictions, losses) tables of one instance, in test-set order."""
+    import pandas as pd  # workers have it preloaded; the runner's parent never needs it
+
     losses = case_losses(enc.y_test, dec.mean, dec.median, dec.log_density)
     cases = enc.instance.test
     preds = pd.DataFrame(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from ..data import load_dataset
+from ..data import verify_dataset
 from ..errors import DelveError
 from ..methods.registry import method_spec
 from ..tasks.instances import task_layout
@@ -43,7 +43,7 @@ def plan_jobs(
     for m in methods:
         method_spec(ws, m)  # unknown names fail before anything runs...
     for ds in sorted({r.dataset for r in refs}):
-        load_dataset(ws, ds)  # ...and so do missing, corrupt or malformed data
+        verify_dataset(ws, ds)  # ...and so do missing, corrupt or malformed data
     for ref in refs:
         layout = task_layout(ws, prototask_spec(ws, ref.dataset, ref.prototask), ref.size)
         idx = [i.index for i in layout.instances]

@@ -18,13 +18,16 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ..errors import DelveError
 from ..tasks.names import TaskRef
 from ..workspace import Workspace
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def result_dir(ws: Workspace, method: str, ref: TaskRef, instance: int) -> Path:
@@ -170,6 +173,8 @@ class InstanceResult:
 
 def read_instance(d: Path, test_cases: np.ndarray) -> InstanceResult:
     """Read and check one complete instance; errors name the file and what is wrong."""
+    import pandas as pd  # the reading side only: `delve run`'s parent never imports pandas
+
     meta = read_meta(d) or {}
     df = pd.read_csv(d / "losses.csv")
     if list(df.columns) != ["case", "S", "A", "L"]:

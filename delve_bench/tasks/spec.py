@@ -4,7 +4,8 @@ Keys: ``inputs``, ``targets`` (1-based attribute numbers, ranges like ``1-8``, o
 ``cases`` (``all`` | ``no missing``), ``order`` (``Random-order`` | ``retain``),
 ``test-set-size`` (the test pool T), ``training-set-sizes``,
 ``maximum-number-of-instances``, ``test-set-selection`` (``hierarchical`` | ``common``),
-and ``seed`` (used once by ``delve gen`` to make Random-order).
+and ``seed`` (used once by ``delve gen`` to make Random-order; a prototask without a seed
+carries its own hand-made Random-order, which runs accept but ``delve gen`` cannot remake).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import yaml
 
 from ..data.spec import DatasetSpec, dataset_names, dataset_spec
 from ..errors import DelveError, suggest
-from ..workspace import Workspace
+from ..workspace import Workspace, yaml_files
 
 DESIGNS = {"hierarchical": "hierarchical", "common": "2-way"}
 
@@ -35,7 +36,7 @@ class PrototaskSpec:
     training_set_sizes: tuple[int, ...]
     max_instances: int
     test_set_selection: str
-    seed: int
+    seed: int | None
     path: Path
     description: str = ""
 
@@ -116,7 +117,7 @@ def _parse_file(ws: Workspace, dataset: str, path: Path) -> PrototaskSpec:
         training_set_sizes=tuple(sorted(int(n) for n in raw["training-set-sizes"])),
         max_instances=int(raw["maximum-number-of-instances"]),
         test_set_selection=sel,
-        seed=int(raw.get("seed", 0)),
+        seed=None if raw.get("seed") is None else int(raw["seed"]),
         path=path,
         description=str(raw.get("description", "")).strip(),
     )
@@ -125,7 +126,7 @@ def _parse_file(ws: Workspace, dataset: str, path: Path) -> PrototaskSpec:
 def prototask_files(ws: Workspace, dataset: str) -> dict[str, Path]:
     found: dict[str, Path] = {}
     for d in reversed(ws.spec_dirs("tasks")):
-        for p in sorted((d / dataset).glob("*.yaml")):
+        for p in yaml_files(d / dataset):
             found[p.stem] = p
     return found
 
