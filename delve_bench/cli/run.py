@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import click
@@ -50,6 +51,44 @@ def _parse_instances(spec: str | None) -> set[int] | None:
     return out
 
 
+def _concurrency(jobs: int, dask_address: str | None) -> int:
+    """Jobs at a time on this machine (a remote Dask cluster: assume one per core)."""
+    import os
+
+    if not dask_address:
+        return jobs
+    n = dask_address.partition(":")[2] if dask_address.startswith("local") else ""
+    return int(n) if n.isdigit() else (os.cpu_count() or 1)
+
+
+_UNITS = {"": 2**20, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def _memory_limit(text: str | None, concurrent: int) -> int | None:
+    """Bytes from --memory-limit (a number of MB, or with a K/M/G/T suffix; 'none'), or
+    the default for ``concurrent`` jobs at a time."""
+    from ..run.job import default_memory_limit
+
+    if text is None:
+        return default_memory_limit(concurrent)
+    s = text.strip().upper().removesuffix("B").removesuffix("I")
+    if s == "NONE":
+        return None
+    unit = s[-1] if s and s[-1] in _UNITS else ""
+    try:
+        value = float(s[: len(s) - len(unit)])
+    except ValueError:
+        value = -1.0
+    if not value > 0 or value != value or value == float("inf"):
+        raise DelveError(
+            f"--memory-limit {text!r}: use a positive size such as 4G or 512M, or 'none'"
+        )
+    n = int(value * _UNITS[unit])
+    if n < 64 * 2**20:
+        raise DelveError(f"--memory-limit {text!r}: at least 64M (a job's process needs it)")
+    return n
+
+
 @cli.command()
 @click.argument("args", nargs=-1, required=True, metavar="METHOD... TASK...")
 @click.option("--instances", help="Only these instances, e.g. 0,2-4.")
@@ -86,7 +125,17 @@ def _parse_instances(spec: str | None) -> set[int] | None:
     metavar="SECONDS",
     help="Kill any job after this many CPU seconds (default: 2 x its cpu budget + 60 s).",
 )
-@click.option("--force", is_flag=True, help="Redo instances that are already finished.")
+@click.option(
+    "--memory-limit",
+    metavar="SIZE",
+    help="Data memory per job, e.g. 4G or 512M, or 'none' "
+    "(default: 90% of this machine's memory / jobs at a time, at least 1G).",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Redo instances that are already finished (each is replaced when its new result is complete).",
+)
 @click.option("--retry-failed", is_flag=True, help="Rerun instances recorded as failed.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
 @click.pass_context
@@ -99,6 +148,7 @@ def run(
     jobs,
     dask_address,
     hard_limit,
+    memory_limit,
     force,
     retry_failed,
     quiet,
@@ -112,36 +162,48 @@ def run(
     ws = _ws(ctx)
     methods_, task_names = _split_run_args(ws, args)
     refs = resolve_tasks(ws, task_names)
-    todo, other = plan_jobs(ws, methods_, refs, _parse_instances(instances), force, retry_failed)
     options = RunOptions(
         mode=budget_mode,
         time_scale=time_scale or DEFAULT_TIME_SCALE,
         force=force,
         hard_limit=hard_limit,
+        memory_limit=_memory_limit(memory_limit, _concurrency(jobs, dask_address)),
     )
+    plan = plan_jobs(ws, methods_, refs, _parse_instances(instances), options, retry_failed)
+    if plan.stale and not quiet:
+        job, fields = next(iter(plan.stale.items()))
+        click.echo(
+            f"rerunning {len(plan.stale)} instance(s) made under other settings "
+            f"(e.g. {job.label}: {', '.join(fields)} changed); earlier results stay until "
+            "the new ones are complete",
+            err=True,
+        )
     try:
         outcomes = run_jobs(
             ws,
-            todo,
+            plan.todo,
             options,
             jobs,
             progress=not quiet and sys.stderr.isatty(),
             dask=dask_address,
         )
     except RunInterrupted as e:
-        _summary(e.outcomes, other, quiet=False)
+        _summary(e.outcomes, plan, quiet=False)
         click.echo(
-            f"interrupted: {len(e.outcomes)} of {len(todo)} jobs finished and are kept; "
+            f"interrupted: {len(e.outcomes)} of {len(plan.todo)} jobs finished and are kept; "
             "the running ones were stopped and left undone; rerun to resume",
             err=True,
         )
+        if dask_address:  # skip Dask's exit hooks: they would wait on the killed cluster
+            sys.stderr.flush()
+            os._exit(130)
         sys.exit(130)
-    failed, interrupted = _summary(outcomes, other, quiet)
+    failed, interrupted = _summary(outcomes, plan, quiet)
     if failed or interrupted:
         raise RunFailed(f"{len(failed)} instance(s) failed, {len(interrupted)} interrupted")
 
 
-def _summary(outcomes, other: dict, quiet: bool) -> tuple[list, list]:
+def _summary(outcomes, plan, quiet: bool) -> tuple[list, list]:
     """Print what a run did; returns its failed and interrupted outcomes."""
     failed = [o for o in outcomes if o.status == "failed"]
     ran = sum(o.status == "ok" for o in outcomes)
@@ -150,7 +212,7 @@ def _summary(outcomes, other: dict, quiet: bool) -> tuple[list, list]:
     if not quiet:
         cpu = sum(o.cpu or 0 for o in outcomes)
         click.echo(
-            f"ran {ran}, skipped {len(other['done'])} finished, {len(failed)} failed, "
+            f"ran {ran}, skipped {len(plan.done)} finished, {len(failed)} failed, "
             f"{len(locked)} busy elsewhere; {cpu:.2f} CPU s",
             err=True,
         )
@@ -158,10 +220,10 @@ def _summary(outcomes, other: dict, quiet: bool) -> tuple[list, list]:
         click.echo(f"failed: {o.job.label}: {o.error}", err=True)
     for o in interrupted:
         click.echo(f"interrupted: {o.job.label}: {o.error} (rerun to redo it)", err=True)
-    if other["failed"]:
+    if plan.failed:
         click.echo(
-            f"skipped {len(other['failed'])} instance(s) that failed earlier "
-            f"(rerun them with --retry-failed), e.g. {other['failed'][0].label}",
+            f"skipped {len(plan.failed)} instance(s) that failed earlier "
+            f"(rerun them with --retry-failed), e.g. {plan.failed[0].label}",
             err=True,
         )
     return failed, interrupted
@@ -183,11 +245,16 @@ def status(ctx: click.Context, names, as_json) -> None:
     if not rows:
         click.echo("no results yet; start with `delve run METHOD TASK`")
         return
-    click.echo(f"{'method':<16}{'task':<34}{'done':>5}{'failed':>7}{'corrupt':>8}{'missing':>8}")
+    click.echo(
+        f"{'method':<16}{'task':<34}{'done':>5}{'stale':>6}{'failed':>7}{'corrupt':>8}"
+        f"{'missing':>8}"
+    )
     for r in rows:
         click.echo(
-            f"{r['method']:<16}{r['task']:<34}{len(r['done']):>5}{len(r['failed']):>7}"
-            f"{len(r['corrupt']):>8}{len(r['missing']):>8}"
+            f"{r['method']:<16}{r['task']:<34}{len(r['done']):>5}{len(r['stale']):>6}"
+            f"{len(r['failed']):>7}{len(r['corrupt']):>8}{len(r['missing']):>8}"
         )
         for i, err in sorted(r["errors"].items()):
             click.echo(f"    #{i}: {err}")
+        for i, what in sorted(r["stale_fields"].items()):
+            click.echo(f"    #{i}: stale ({what})")

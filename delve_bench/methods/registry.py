@@ -43,6 +43,9 @@ class MethodSpec:
     budget: dict = field(default_factory=dict)
     description: str = ""
     source: str = ""
+    #: the method's code version (YAML ``version:``): bump it when a code change alters
+    #: the method's results, so that older results read as stale (docs/provenance.md)
+    version: str | None = None
 
     def load_class(self) -> type:
         mod, _, attr = self.plugin.partition(":")
@@ -112,13 +115,15 @@ def _parse_file(path: Path) -> MethodSpec:
         raise DelveError(f"{path}: not valid YAML ({str(e).splitlines()[0]})") from None
     if "plugin" not in raw:
         raise DelveError(f"{path}: no 'plugin' (module:Class)")
+    version = raw.get("version")
     return MethodSpec(
-        str(raw.get("name", path.stem)),
-        str(raw["plugin"]),
-        dict(raw.get("params") or {}),
-        dict(raw.get("budget") or {}),
-        str(raw.get("description", "")).strip(),
-        str(path),
+        name=str(raw.get("name", path.stem)),
+        plugin=str(raw["plugin"]),
+        params=dict(raw.get("params") or {}),
+        budget=dict(raw.get("budget") or {}),
+        description=str(raw.get("description", "")).strip(),
+        source=str(path),
+        version=None if version is None else str(version),
     )
 
 

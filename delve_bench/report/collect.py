@@ -24,7 +24,15 @@ import numpy as np
 from ..errors import DelveError, suggest
 from ..losses import standardizer
 from ..run.store import read_task_results
-from ..stats.summary import compare, layout_of, pooled_test_targets, summarize
+from ..stats.summary import (
+    budget_label,
+    budget_settings,
+    compare,
+    layout_of,
+    paired_instances,
+    pooled_test_targets,
+    summarize,
+)
 from ..tasks.names import TaskRef
 from ..workspace import Workspace
 
@@ -101,6 +109,8 @@ class MethodCell:
     failed: tuple[int, ...] = ()
     corrupt: tuple[int, ...] = ()
     no_loss: tuple[int, ...] = ()
+    stale: tuple[int, ...] = ()
+    budget: dict | None = None
     summary: dict | None = None
     y: np.ndarray | None = field(default=None, repr=False, compare=False)
 
@@ -119,7 +129,12 @@ class MethodCell:
     @property
     def absent(self) -> tuple[int, ...]:
         """Instances of the task that this cell's statistics do not use."""
-        return tuple(sorted(self.missing + self.failed + self.corrupt + self.no_loss))
+        return tuple(sorted(self.missing + self.failed + self.corrupt + self.no_loss + self.stale))
+
+    @property
+    def budget_label(self) -> str:
+        """How the budget its results were made with reads in tables and legends."""
+        return "" if self.budget is None else budget_label(self.budget)
 
     def note(self, loss: str) -> str:
         """What is missing and why, in words ('' when every instance is used)."""
@@ -128,6 +143,7 @@ class MethodCell:
             ("not run", self.missing),
             ("failed", self.failed),
             ("corrupt", self.corrupt),
+            ("stale", self.stale),
             (f"no {loss} loss", self.no_loss),
         ):
             if idx and not (label == "not run" and len(idx) == self.task_instances):
@@ -251,6 +267,8 @@ def method_cell(ws: Workspace, method: str, ref: TaskRef, layout, loss: str, st)
         missing=tuple(states["missing"]),
         failed=tuple(states["failed"]),
         corrupt=tuple(states["corrupt"]),
+        stale=tuple(states["stale"]),
+        budget=budget_settings(results[0].meta) if results else None,
     )
     with_loss = [r for r in results if r.losses[loss] is not None]
     no_loss = tuple(r.instance for r in results if r.losses[loss] is None)
@@ -269,7 +287,7 @@ def method_cell(ws: Workspace, method: str, ref: TaskRef, layout, loss: str, st)
 
 def pair_cell(a: MethodCell, b: MethodCell, design: str, st) -> PairCell:
     """The design's paired test of A - B on the instances both have (None if < 2)."""
-    shared = tuple(sorted(set(a.used) & set(b.used)))
+    shared = tuple(paired_instances(list(a.used), list(b.used)))
     if a.y is None or b.y is None or len(shared) < 2:
         return PairCell(a.method, b.method, shared, None)
     ya = a.y[[a.used.index(i) for i in shared]]
@@ -332,3 +350,19 @@ def collect(
         PrototaskReport(ds, pt, loss, tuple(methods), tuple(ts))
         for (ds, pt), ts in sorted(by_proto.items())
     ]
+
+
+def method_budgets(tasks: Iterable[TaskReport], methods: Iterable[str]) -> dict[str, str]:
+    """Each method's budget settings over ``tasks`` (``cpu x0.05``, ``work``, ``none``);
+    several joined by `` / `` when its results on different tasks were made differently."""
+    out = {}
+    for m in methods:
+        labels = sorted({t.cells[m].budget_label for t in tasks if t.cells[m].budget is not None})
+        out[m] = " / ".join(labels) if labels else "not run"
+    return out
+
+
+def budget_note(tasks: Iterable[TaskReport], methods: Iterable[str]) -> str:
+    """``Budgets: lin-1 none; mlp-ese-1 cpu x0.05.`` for tables, legends and the index."""
+    b = method_budgets(list(tasks), methods)
+    return "Budgets (mode, time scale): " + "; ".join(f"{m} {v}" for m, v in b.items()) + "."

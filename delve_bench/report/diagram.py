@@ -31,7 +31,7 @@ from matplotlib.figure import Figure
 from matplotlib.transforms import blended_transform_factory
 
 from ..losses import LOSS_NAMES
-from .collect import THESIS_ORDER, PrototaskReport, TaskReport
+from .collect import THESIS_ORDER, PrototaskReport, TaskReport, budget_note
 from .output import write_file
 
 RC = {
@@ -114,7 +114,8 @@ def _footnotes(r: PrototaskReport, width_in: float) -> list[tuple[str, bool]]:
         f"Marks: standardised expected loss ± 1 SE. Matrices: {test} p-values in percent, "
         "rounded up, in the winner's column and the loser's row; blank above 9 %; italic 5: "
         "p < 0.05 is all the quasi-F may say with fewer than 4 instances. ∅: not run or no "
-        f"{r.loss} loss; ↑: off the top."
+        f"{r.loss} loss; ↑: off the top.",
+        budget_note(r.tasks, r.methods),
     ]
     partial = [
         f"{c.method} at {t.ref.size}: {len(c.used)} of {c.task_instances} instances "
@@ -124,7 +125,7 @@ def _footnotes(r: PrototaskReport, width_in: float) -> list[tuple[str, bool]]:
     if partial:
         lines.append("! fewer instances than the task: " + "; ".join(partial) + ".")
     chars = max(60, int(width_in * 72 / 3.9))
-    return [(w, k == 1) for k, line in enumerate(lines) for w in textwrap.wrap(line, chars)]
+    return [(w, k == 2) for k, line in enumerate(lines) for w in textwrap.wrap(line, chars)]
 
 
 def _draw_box(ax, t: TaskReport, methods, col, scale, lo, hi, clip, loss) -> None:

@@ -1,5 +1,6 @@
-"""``delve status``: which instances of which (method, task) are done, failed, corrupt or
-missing, read from the result store."""
+"""``delve status``: which instances of which (method, task) are done, stale, failed,
+corrupt or missing, read from the result store (stale: made under another fingerprint,
+see :func:`delve_bench.run.store.task_instances`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from ..tasks.instances import task_layout
 from ..tasks.names import TaskRef, resolve_tasks
 from ..tasks.spec import prototask_spec
 from ..workspace import Workspace
-from .store import instance_state, read_meta, result_dir
+from .store import task_instances
 
 
 def _tasks_with_results(ws: Workspace, method: str) -> list[TaskRef]:
@@ -42,20 +43,22 @@ def study_status(ws: Workspace, names: list[str]) -> list[dict]:
                 layout = task_layout(ws, prototask_spec(ws, ref.dataset, ref.prototask), ref.size)
             except DelveError:
                 continue
-            row = {
+            row: dict = {
                 "method": m,
                 "task": ref.full_name,
                 "done": [],
+                "stale": [],
                 "failed": [],
                 "corrupt": [],
                 "missing": [],
                 "errors": {},
+                "stale_fields": {},
             }
-            for inst in layout.instances:
-                d = result_dir(ws, m, ref, inst.index)
-                state = instance_state(d)
-                row["done" if state == "ok" else state].append(inst.index)
-                if state == "failed":
-                    row["errors"][inst.index] = (read_meta(d) or {}).get("error", "?")
+            for st in task_instances(ws, m, ref, layout):
+                row["done" if st.state == "ok" else st.state].append(st.index)
+                if st.state == "failed":
+                    row["errors"][st.index] = (st.meta or {}).get("error", "?")
+                elif st.state == "stale":
+                    row["stale_fields"][st.index] = st.detail
             rows.append(row)
     return rows

@@ -42,13 +42,20 @@ def loss_matrix(ws: Workspace, method: str, ref: TaskRef, layout: TaskLayout, lo
             f"{method} on {ref.full_name}: instance {states['corrupt'][0]} has a corrupt "
             "losses.csv (checksum differs from meta.json); rerun it with --force"
         )
+    if not results and states["stale"]:
+        raise DelveError(
+            f"{method} on {ref.full_name}: every finished instance is stale (made under other "
+            f"settings: `delve status {method} {ref.full_name}` shows which); rerun them with "
+            f"`delve run {method} {ref.full_name}`"
+        )
     if not results:
         raise DelveError(
             f"no results of {method} on {ref.full_name}; run `delve run {method} {ref.full_name}`"
         )
     if len(results) < 2:
+        stale = f" ({len(states['stale'])} more are stale)" if states["stale"] else ""
         raise DelveError(
-            f"{method} on {ref.full_name}: only {len(results)} instance finished; "
+            f"{method} on {ref.full_name}: only {len(results)} instance finished{stale}; "
             "the analysis needs at least 2"
         )
     missing_loss = [r.instance for r in results if r.losses[loss] is None]
@@ -58,7 +65,31 @@ def loss_matrix(ws: Workspace, method: str, ref: TaskRef, layout: TaskLayout, lo
             "(it has no predictive distribution there)"
         )
     used = [r.instance for r in results]
+    states = states | {"budget": budget_settings(results[0].meta)}
     return used, np.vstack([r.losses[loss] for r in results]), states
+
+
+def budget_settings(meta: dict) -> dict:
+    """The budget a result was made with: ``mode`` and ``time_scale`` (None for a method
+    without a budget rule, or a result made before fingerprints were recorded)."""
+    fp = meta.get("fingerprint") if isinstance(meta, dict) else None
+    fp = fp if isinstance(fp, dict) else {}
+    return {"mode": fp.get("budget.mode"), "time_scale": fp.get("budget.time_scale")}
+
+
+def budget_label(b: dict | None) -> str:
+    """``cpu x0.05``, ``work``, or ``none`` (no budget rule): how reports show a budget."""
+    if not b or not b.get("mode"):
+        return "none"
+    if b["mode"] == "cpu":
+        return f"cpu x{b['time_scale']:g}" if b.get("time_scale") is not None else "cpu"
+    return str(b["mode"])
+
+
+def paired_instances(used_a: list[int], used_b: list[int]) -> list[int]:
+    """The instances a paired comparison uses: those both methods have (current,
+    complete results). The one rule of ``delve compare`` and ``delve report``."""
+    return sorted(set(used_a) & set(used_b))
 
 
 def _anova_fields(a: Anova) -> dict:
@@ -79,6 +110,7 @@ def _common(ref: TaskRef, layout: TaskLayout, loss: str, used: list[int], states
         "test_size": layout.test_size,
         "instances_used": used,
         "instances_missing": sorted(states["missing"] + states["failed"]),
+        "instances_stale": sorted(states.get("stale", [])),
     }
 
 
@@ -130,6 +162,7 @@ def task_summary(ws: Workspace, method: str, ref: TaskRef, loss: str = "S") -> d
     return {
         "method": method,
         **_common(ref, layout, loss, used, states),
+        "budget": states["budget"],
         **summarize(y, layout.design, st),
     }
 
@@ -140,16 +173,28 @@ def task_comparison(
     """Paired comparison A - B on a task: difference, SE, variance components and p."""
     layout = layout_of(ws, ref)
     used_a, ya, st_a = loss_matrix(ws, method_a, ref, layout, loss)
-    used_b, yb, _ = loss_matrix(ws, method_b, ref, layout, loss)
-    if used_a != used_b:
+    used_b, yb, st_b = loss_matrix(ws, method_b, ref, layout, loss)
+    shared = paired_instances(used_a, used_b)
+    if len(shared) < 2:
         raise DelveError(
-            f"{method_a} and {method_b} have results on different instances of "
-            f"{ref.full_name} ({used_a} vs {used_b}); run the missing ones first"
+            f"{method_a} and {method_b} have {len(shared)} instance(s) of {ref.full_name} "
+            f"in common ({used_a} vs {used_b}); a paired comparison needs at least 2"
         )
+    ya = ya[[used_a.index(i) for i in shared]]
+    yb = yb[[used_b.index(i) for i in shared]]
     st = standardizer(loss, pooled_test_targets(ws, layout))
+    states = {k: sorted(set(st_a.get(k, [])) | set(st_b.get(k, []))) for k in st_a if k != "budget"}
+    states["missing"] = sorted(set(i.index for i in layout.instances) - set(shared))
+    states["failed"] = []
     return {
         "method_a": method_a,
         "method_b": method_b,
-        **_common(ref, layout, loss, used_a, st_a),
+        **_common(ref, layout, loss, shared, states),
+        "instances_unpaired": {
+            method_a: sorted(set(used_a) - set(shared)),
+            method_b: sorted(set(used_b) - set(shared)),
+        },
+        "budget_a": st_a["budget"],
+        "budget_b": st_b["budget"],
         **compare(ya, yb, layout.design, st, bayes),
     }
