@@ -66,7 +66,7 @@ def s_loss(d: Encoded, mean_encoded: np.ndarray) -> float:
 
 
 def run_method(method, d: Encoded, budget: Budget, seed: int = 0) -> tuple[float, float, dict]:
-    ctx = FitContext(rng=np.random.default_rng(seed), budget=budget, kinds=[])
+    ctx = FitContext.seeded(seed=seed, budget=budget, kinds=d.X.shape[1])
     c0 = time.process_time()
     method.fit(d.X, d.y, ctx)
     pred = method.predict(d.Xt)

@@ -46,7 +46,7 @@ def gp_map(d, prior) -> np.ndarray:
     model.neg_log_prior = prior
     try:
         m = GpMap()
-        m.fit(d.X, d.y, FitContext(np.random.default_rng(0), Budget(mode="work", work=150), []))
+        m.fit(d.X, d.y, FitContext.seeded(budget=Budget(mode="work", work=150), kinds=d.X.shape[1]))
         return d.decode(m.predict(d.Xt).mean)
     finally:
         model.neg_log_prior = THESIS_PRIOR

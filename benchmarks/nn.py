@@ -123,7 +123,7 @@ def bench_ese(tasks: list[str], instances: dict[int, list[int]], mode: str):
                 b = Budget(mode="cpu", cpu_seconds=1.875 * n * TIME_SCALE)
             else:
                 b = Budget(mode="work", work=150 * n)
-            ctx = FitContext(np.random.default_rng(i), b, ["real"] * X.shape[1])
+            ctx = FitContext.seeded(seed=i, budget=b, kinds=X.shape[1])
             t = time.process_time()
             m = MlpEse1()
             m.fit(X, y, ctx)

@@ -18,7 +18,7 @@ from sklearn.linear_model import LinearRegression
 from sklearn.model_selection import GridSearchCV, LeaveOneOut
 from sklearn.neighbors import KNeighborsRegressor
 
-from delve_bench.methods.base import Budget, FitContext
+from delve_bench.methods.base import FitContext
 from delve_bench.methods.knn import KnnCv1, loo_losses
 from delve_bench.methods.lin import Lin1
 from delve_bench.run import load_instance
@@ -52,7 +52,7 @@ def _sklearn_cumulative(X, y):
 
 
 def main() -> None:
-    ctx = FitContext(np.random.default_rng(0), Budget(mode="work"), ["real"] * 8)
+    ctx = FitContext.seeded(kinds=8)
     print("knn-cv-1 leave-one-out choice of k over k = 1..n-1 (kin-8nm instance 0)")
     print(
         "  reference A: GridSearchCV(KNeighborsRegressor, cv=LeaveOneOut) over all k (S loss only)"

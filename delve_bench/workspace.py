@@ -9,6 +9,7 @@ files ship beside the built-in specs (``data/``), so the built-in tasks run offl
 from __future__ import annotations
 
 import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,6 +57,21 @@ class Workspace:
     @property
     def results(self) -> Path:
         return self.root / "results"
+
+
+def ensure_writable(directory: Path) -> None:
+    """Create ``directory`` if needed and prove a file can be written in it, so that a
+    read-only results folder (or a full disk, or a file in the way) is one clear error
+    before any job runs instead of one failure per job."""
+    from .errors import DelveError
+
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=directory, prefix=".delve-write-test-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise DelveError(f"cannot write results in {directory}: {e.strerror or e}") from None
 
 
 def shipped_data_dir() -> Path:

@@ -12,6 +12,14 @@ import pytest
 from support import DATA, REPO  # noqa: F401
 
 
+def pytest_collection_modifyitems(items):
+    """A test that runs the real `delve` command in a subprocess is slow (each start
+    imports numpy, scipy and pandas); `pytest -m "not slow"` is the fast loop."""
+    for item in items:
+        if "delve" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture
 def ws(tmp_path):
     """An empty workspace: built-in specs, results written under tmp_path."""
@@ -42,3 +50,28 @@ def delve(tmp_path):
         return r
 
     return run
+
+
+@pytest.fixture
+def make_ctx():
+    """``make_ctx(kinds=0, budget=None, seed=0)``: a seeded FitContext for fitting a method
+    directly (an unlimited work budget unless given; ``kinds`` may be a number of inputs)."""
+    from delve_bench.methods.base import FitContext
+
+    def make(kinds: list[str] | int = 0, budget=None, seed: int = 0) -> FitContext:
+        return FitContext.seeded(seed=seed, budget=budget, kinds=kinds)
+
+    return make
+
+
+@pytest.fixture
+def instance():
+    """``instance(task="kin-8nm/std.64", i=0)``: the harness' encoded instance
+    (:class:`delve_bench.run.EncodedInstance`) from the shipped data."""
+    from delve_bench.run import load_instance
+    from delve_bench.workspace import Workspace
+
+    def load(task: str = "kin-8nm/std.64", i: int = 0):
+        return load_instance(Workspace.from_env(), task, i)
+
+    return load

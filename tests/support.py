@@ -20,3 +20,13 @@ def one_line_error(r, needle: str = "") -> str:
     assert "Traceback" not in out and len(out.splitlines()) == 1, out
     assert needle in out, out
     return out
+
+
+def fit_method(method, X, y, budget=None, seed: int = 0):
+    """Fit ``method`` on encoded ``X`` (n, m), ``y`` (n,) with a seeded context (an unlimited
+    work budget unless given) and return the context (its ``info`` is the meta.json part)."""
+    from delve_bench.methods.base import FitContext
+
+    ctx = FitContext.seeded(seed=seed, budget=budget, kinds=len(X[0]))
+    method.fit(X, y, ctx)
+    return ctx

@@ -11,7 +11,7 @@ import sys
 import click
 
 from ..errors import DelveError
-from . import analyse, data, demo, run  # noqa: F401  (registers the commands)
+from . import analyse, data, demo, power, run, selftest  # noqa: F401  (registers the commands)
 from ._group import cli
 
 __all__ = ["cli", "main"]
@@ -20,12 +20,19 @@ __all__ = ["cli", "main"]
 def main() -> None:
     """Entry point: user errors become one line and exit code 2 (1 for failed runs)."""
     try:
-        cli.main(standalone_mode=False)
+        cli.main(prog_name="delve", standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(130)
-    except click.ClickException as e:
+    except click.exceptions.NoArgsIsHelpError as e:
         e.show()
+        sys.exit(e.exit_code)
+    except click.UsageError as e:  # one line, like every other user error
+        where = e.ctx.command_path if e.ctx else "delve"
+        click.echo(f"{where}: error: {e.format_message()} (`{where} -h` for help)", err=True)
+        sys.exit(e.exit_code)
+    except click.ClickException as e:
+        click.echo(f"delve: error: {e.format_message()}", err=True)
         sys.exit(e.exit_code)
     except DelveError as e:
         click.echo(f"delve: error: {e}", err=True)
@@ -35,3 +42,7 @@ def main() -> None:
         sys.exit(130)
     except BrokenPipeError:
         sys.exit(0)
+    except OSError as e:  # a read-only folder, a full disk: the user's to fix, in one line
+        where = f"{e.filename}: " if e.filename else ""
+        click.echo(f"delve: error: {where}{e.strerror or e}", err=True)
+        sys.exit(2)

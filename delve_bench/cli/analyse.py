@@ -35,13 +35,32 @@ def stats(ctx: click.Context, method, task_names, loss, as_json) -> None:
 @click.option("-l", "--loss", type=LOSS, default="S", show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per task.")
 @click.option(
-    "--bayes", is_flag=True, help="Also the posterior mass of eq. 2.16 (hierarchical design)."
+    "--bayes",
+    is_flag=True,
+    help="Also the posterior of the expected difference: the probability of each sign "
+    "(eq. 2.16 for the hierarchical design; its 2-way counterpart).",
+)
+@click.option(
+    "--plot",
+    is_flag=True,
+    help="Draw the posterior density (thesis Fig. 2.3) into results/plots/ (implies --bayes).",
 )
 @click.pass_context
-def compare(ctx: click.Context, method_a, method_b, task_names, loss, as_json, bayes) -> None:
-    """Paired comparison METHOD_A - METHOD_B (t-test or quasi-F); all shared tasks by default."""
+def compare(ctx: click.Context, method_a, method_b, task_names, loss, as_json, bayes, plot) -> None:
+    """Paired comparison METHOD_A - METHOD_B (t-test or quasi-F); all shared tasks by default.
+
+    When p > 0.05 and the design had less than 50 % power at the observed difference, a
+    hint says so (see `delve power`).
+
+    \b
+    Examples:
+      delve compare knn-cv-1 lin-1 kin-8nm/std.256
+      delve compare knn-cv-1 lin-1 kin-8nm/std.256 --bayes --plot
+      delve compare gp-map-1 lin-1 boston -l L --json
+    """
     from ..methods.registry import method_spec
     from ..report import format_comparison
+    from ..stats.advice import compare_hint
     from ..stats.summary import task_comparison
     from ..tasks import resolve_tasks
 
@@ -51,11 +70,37 @@ def compare(ctx: click.Context, method_a, method_b, task_names, loss, as_json, b
     refs = resolve_tasks(ws, task_names) if task_names else _shared_tasks(ws, method_a, method_b)
     if not refs:
         raise DelveError(f"{method_a} and {method_b} have no task with complete results in common")
-    _emit(
-        [task_comparison(ws, method_a, method_b, r, loss, bayes) for r in refs],
-        as_json,
-        format_comparison,
+    results = [task_comparison(ws, method_a, method_b, r, loss, bayes or plot) for r in refs]
+    if plot:
+        for r, c in zip(refs, results, strict=True):
+            c["posterior_plot"] = [str(p) for p in _posterior_plot(ws, method_a, method_b, r, loss)]
+
+    def fmt(c: dict) -> str:
+        text = format_comparison(c)
+        hint = compare_hint(c)
+        if hint:
+            text += hint + "\n"
+        if c.get("posterior_plot"):
+            text += "posterior plot: " + ", ".join(c["posterior_plot"]) + "\n"
+        return text
+
+    _emit(results, as_json, fmt)
+
+
+def _posterior_plot(ws: Workspace, a: str, b: str, ref, loss: str):
+    from ..report.posterior_plot import write_posterior_plot
+    from ..stats.bayes import posterior
+    from ..stats.summary import paired_losses
+
+    pl = paired_losses(ws, a, b, ref, loss)
+    post = posterior(pl.difference())
+    title = f"{a} - {b} on {ref.full_name}, {pl.design} design ({len(pl.used)} instances)"
+    stem = (
+        ws.results
+        / "plots"
+        / f"posterior-{a}-vs-{b}-{ref.dataset}-{ref.prototask}-{ref.name}-{loss}"
     )
+    return write_posterior_plot(post, pl.st.scale, title, loss, stem)
 
 
 def _shared_tasks(ws: Workspace, a: str, b: str):

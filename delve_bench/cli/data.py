@@ -18,8 +18,14 @@ def datasets(ctx: click.Context) -> None:
 
     ws = _ws(ctx)
     click.echo(f"{'dataset':<22}{'cases':>7}{'attrs':>7}  {'prototasks':<16}data")
+    broken = 0
     for name in dataset_names(ws):
-        s = dataset_spec(ws, name)
+        try:
+            s = dataset_spec(ws, name)
+        except DelveError as e:  # one broken spec does not hide the others
+            click.echo(f"{name:<22}broken: {e}")
+            broken += 1
+            continue
         if s.generated:
             where = "generated"
         else:
@@ -27,6 +33,8 @@ def datasets(ctx: click.Context) -> None:
             where = str(f) if f else f"missing (delve fetch {name})"
         protos = ",".join(prototask_names(ws, name)) or "-"
         click.echo(f"{name:<22}{s.cases:>7}{len(s.attributes):>7}  {protos:<16}{where}")
+    if broken:
+        click.echo(f"warning: {broken} dataset spec(s) could not be read (see above)", err=True)
 
 
 @cli.command()
@@ -38,8 +46,19 @@ def tasks(ctx: click.Context, names: tuple[str, ...]) -> None:
     from ..tasks import prototask_spec, resolve_tasks, task_layout
 
     ws = _ws(ctx)
-    refs = resolve_tasks(ws, list(names) or dataset_names(ws))
+    if names:
+        refs = resolve_tasks(ws, list(names))
+        broken: list[str] = []
+    else:  # everything: a broken spec is one line, not the end of the listing
+        refs, broken = [], []
+        for ds in dataset_names(ws):
+            try:
+                refs += resolve_tasks(ws, [ds])
+            except DelveError as e:
+                broken.append(f"{ds:<34}{e}")
     click.echo(f"{'task':<34}{'design':<14}{'instances':>9}{'train':>7}{'test':>7}")
+    for line in broken:
+        click.echo(line)
     for r in refs:
         try:
             lay = task_layout(ws, prototask_spec(ws, r.dataset, r.prototask), r.size)
@@ -57,10 +76,18 @@ def methods(ctx: click.Context) -> None:
     from ..methods.registry import method_names, method_spec
 
     ws = _ws(ctx)
+    broken = 0
     for name in method_names(ws):
-        s = method_spec(ws, name)
+        try:
+            s = method_spec(ws, name)
+        except DelveError as e:  # a broken method YAML only breaks that method
+            click.echo(f"{name:<16}broken: {e}")
+            broken += 1
+            continue
         first = s.description.splitlines()[0] if s.description else s.plugin
         click.echo(f"{name:<16}{first}")
+    if broken:
+        click.echo(f"warning: {broken} method spec(s) could not be read (see above)", err=True)
 
 
 @cli.command()

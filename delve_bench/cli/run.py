@@ -10,7 +10,7 @@ import click
 
 from ..errors import DelveError
 from ..workspace import Workspace
-from ._group import _ws, cli
+from ._group import POSITIVE, _ws, cli
 
 
 def _split_run_args(ws: Workspace, args: tuple[str, ...]) -> tuple[list[str], list[str]]:
@@ -38,17 +38,14 @@ def _split_run_args(ws: Workspace, args: tuple[str, ...]) -> tuple[list[str], li
     return methods_, tasks_
 
 
-def _parse_instances(spec: str | None) -> set[int] | None:
-    if not spec:
-        return None
-    out: set[int] = set()
-    try:
-        for part in spec.split(","):
-            lo, _, hi = part.partition("-")
-            out.update(range(int(lo), int(hi or lo) + 1))
-    except ValueError:
-        raise DelveError(f"--instances {spec!r}: use numbers and ranges like 0,2-4") from None
-    return out
+def _check_writable(ws: Workspace, jobs) -> None:
+    """Every folder the jobs write to takes a file, checked before any job starts."""
+    from ..run.store import result_dir
+    from ..workspace import ensure_writable
+
+    dirs = {result_dir(ws, j.method, j.ref, j.instance) for j in jobs}
+    for d in sorted({d.parent for d in dirs}) + sorted(d for d in dirs if d.is_dir()):
+        ensure_writable(d)
 
 
 def _concurrency(jobs: int, dask_address: str | None) -> int:
@@ -101,7 +98,7 @@ def _memory_limit(text: str | None, concurrent: int) -> int | None:
 )
 @click.option(
     "--time-scale",
-    type=float,
+    type=POSITIVE,
     default=None,
     help="Multiply the 1996 CPU budgets by this (default 0.05: a modern core is ~20x the thesis').",
 )
@@ -121,7 +118,7 @@ def _memory_limit(text: str | None, concurrent: int) -> int | None:
 )
 @click.option(
     "--hard-limit",
-    type=float,
+    type=POSITIVE,
     metavar="SECONDS",
     help="Kill any job after this many CPU seconds (default: 2 x its cpu budget + 60 s).",
 )
@@ -158,18 +155,21 @@ def run(
     from ..methods.registry import DEFAULT_TIME_SCALE
     from ..run import RunInterrupted, RunOptions, plan_jobs, run_jobs
     from ..tasks import resolve_tasks
+    from ..tasks.names import parse_instances
 
     ws = _ws(ctx)
+    wanted = parse_instances(instances)
     methods_, task_names = _split_run_args(ws, args)
     refs = resolve_tasks(ws, task_names)
     options = RunOptions(
         mode=budget_mode,
-        time_scale=time_scale or DEFAULT_TIME_SCALE,
+        time_scale=DEFAULT_TIME_SCALE if time_scale is None else time_scale,
         force=force,
         hard_limit=hard_limit,
         memory_limit=_memory_limit(memory_limit, _concurrency(jobs, dask_address)),
     )
-    plan = plan_jobs(ws, methods_, refs, _parse_instances(instances), options, retry_failed)
+    plan = plan_jobs(ws, methods_, refs, wanted, options, retry_failed)
+    _check_writable(ws, plan.todo)
     if plan.stale and not quiet:
         job, fields = next(iter(plan.stale.items()))
         click.echo(
@@ -235,9 +235,22 @@ def _summary(outcomes, plan, quiet: bool) -> tuple[list, list]:
 @click.pass_context
 def status(ctx: click.Context, names, as_json) -> None:
     """Done / failed / missing instances per method and task, with failure reasons."""
+    from ..data import dataset_names
+    from ..errors import suggest
+    from ..methods.registry import method_names
     from ..run.status import study_status
 
-    rows = study_status(_ws(ctx), list(names))
+    ws = _ws(ctx)
+    if names:
+        first, methods_known = names[0], set(method_names(ws))
+        task_like = "/" in first or any(c in first for c in "*?[") or first in dataset_names(ws)
+        if first not in methods_known and not task_like:
+            raise DelveError(
+                f"unknown method or task {first!r}"
+                f"{suggest(first, methods_known | set(dataset_names(ws)))}; "
+                "`delve methods` and `delve tasks` list them"
+            )
+    rows = study_status(ws, list(names))
     if as_json:
         for r in rows:
             click.echo(json.dumps(r, sort_keys=True))

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import math
 import os
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +29,7 @@ class Dataset:
     """A loaded dataset: ``values[case, attribute]`` as floats.
 
     Binary and nominal attributes hold the index of their value in ``spec.values``;
-    missing values (``?``) are NaN.
+    missing values (tokens the spec declares with ``missing:``) are NaN.
     """
 
     spec: DatasetSpec
@@ -67,7 +69,7 @@ def decompress(raw: bytes, where: str) -> bytes:
     if raw[:2] == b"\x1f\x8b":
         try:
             return gzip.decompress(raw)
-        except (OSError, EOFError) as e:
+        except (OSError, EOFError, zlib.error) as e:
             raise DelveError(f"{where}: corrupt gzip data ({e})") from None
     return raw
 
@@ -82,11 +84,19 @@ def sha256(content: bytes) -> str:
 
 
 def _token_values(tokens: np.ndarray, spec: DatasetSpec, where) -> np.ndarray:
-    """Convert a (cases x attributes) array of string tokens to floats, column by column."""
+    """Convert a (cases x attributes) array of string tokens to floats, column by column.
+
+    Binary and nominal values become the index of their value; tokens the spec declares
+    as missing (``missing:``) become NaN. Anything else that is not a finite number (or
+    not a whole number in an integer column) is an error naming line and column."""
     out = np.empty(tokens.shape, dtype=np.float64)
     for j, attr in enumerate(spec.attributes):
         col = tokens[:, j]
-        missing = col == "?"
+        missing = np.isin(col, spec.missing) if spec.missing else np.zeros(col.shape, bool)
+
+        def fail(i, what: str, j=j, col=col) -> DelveError:
+            return _bad_token(spec, where, j, col, int(i), what)
+
         if attr.kind in ("binary", "nominal"):
             codes = np.full(col.shape, -1.0)
             for v, value in enumerate(attr.values):
@@ -94,57 +104,75 @@ def _token_values(tokens: np.ndarray, spec: DatasetSpec, where) -> np.ndarray:
             # numeric spellings of a binary value ("1.0" for "1") count as that value
             bad = (codes < 0) & ~missing
             if bad.any() and attr.kind == "binary":
-                try:
-                    num = col[bad].astype(np.float64)
-                    vals = np.array([float(v) for v in attr.values])
-                    hit = num[:, None] == vals[None, :]
-                    ok = hit.any(1)
-                    idx = np.flatnonzero(bad)
-                    codes[idx[ok]] = hit[ok].argmax(1)
-                except ValueError:
-                    pass
+                num = np.array([_float_or_nan(t) for t in col[bad].tolist()])
+                vals = np.array([_float_or_nan(v) for v in attr.values])
+                hit = num[:, None] == vals[None, :]
+                ok = hit.any(1)
+                idx = np.flatnonzero(bad)
+                codes[idx[ok]] = hit[ok].argmax(1)
                 bad = (codes < 0) & ~missing
             if bad.any():
-                i = int(np.flatnonzero(bad)[0])
-                raise DelveError(
-                    f"{where(i)}: attribute {attr.name}: {col[i]!r} is not one of "
-                    f"{', '.join(attr.values)}"
-                )
+                raise fail(np.flatnonzero(bad)[0], f"not one of {', '.join(attr.values)}")
             codes[missing] = np.nan
             out[:, j] = codes
-        else:
-            try:
-                out[:, j] = np.where(missing, "nan", col).astype(np.float64)
-            except ValueError:
-                for i, tok in enumerate(col.tolist()):  # error path only: find the bad case
+            continue
+        try:
+            vals = np.where(missing, "nan", col).astype(np.float64)
+        except (ValueError, OverflowError):  # error path only: find the first bad token
+            vals = np.full(col.shape, np.nan)
+            for i, tok in enumerate(col.tolist()):
+                if not missing[i]:
                     try:
-                        float(tok)
-                    except ValueError:
-                        if tok != "?":
-                            raise DelveError(
-                                f"{where(i)}: attribute {attr.name}: {tok!r} is not a number"
-                            ) from None
-                raise
+                        vals[i] = float(tok)
+                    except (ValueError, OverflowError):
+                        raise fail(i, "not a number") from None
+        bad = ~np.isfinite(vals) & ~missing
+        if bad.any():
+            raise fail(np.flatnonzero(bad)[0], "not a finite number")
+        if attr.kind == "integer":
+            frac = (vals != np.round(vals)) & ~missing
+            if frac.any():
+                raise fail(np.flatnonzero(frac)[0], "not a whole number")
+        out[:, j] = vals
     return out
+
+
+def _bad_token(spec: DatasetSpec, where, j: int, col: np.ndarray, i: int, what: str) -> DelveError:
+    """The error for token ``i`` of column ``j``: file, line, column, attribute and a hint."""
+    token, hint = str(col[i]), ""
+    if not spec.missing and what != "not a whole number":
+        name = spec.path.name if spec.path else "the dataset spec"
+        hint = f"; if it marks a missing value, declare it in {name} (missing: [{token!r}])"
+    attr = spec.attributes[j].name
+    return DelveError(f"{where(i)}, column {j + 1} ({attr}): {token!r} is {what}{hint}")
+
+
+def _float_or_nan(token: str) -> float:
+    try:
+        return float(token)
+    except (ValueError, OverflowError):
+        return math.nan
 
 
 def parse_cases(text: str, spec: DatasetSpec, filename: str) -> np.ndarray:
     """Parse DELVE's data layout: one case per line, whitespace separated, target last.
 
-    The fast path splits the whole text at once. When the token count does not fit, the
+    The fast path splits each line. When a line has the wrong number of values, the
     careful path joins ``\\`` continuations, drops ``#`` comments and ``@`` tails, and
     reports the first malformed line with its number.
     """
     ncols = len(spec.attributes)
-    tokens = np.array(text.split())
-    lines = text.count("\n") + (0 if text.endswith("\n") else 1)
-    simple = "\\" not in text and "#" not in text and "@" not in text and "\n\n" not in text.strip()
-    if simple and tokens.size == lines * ncols:
-        arr = tokens.reshape(lines, ncols)
-        line_of = np.arange(1, lines + 1)
+    lines = text.split("\n")
+    if lines and not lines[-1].strip():
+        lines.pop()
+    rows = [line.split() for line in lines]
+    simple = "\\" not in text and "#" not in text and "@" not in text
+    if simple and all(len(r) == ncols for r in rows):
+        arr = np.array(rows, dtype=str).reshape(len(rows), ncols)
+        line_of = np.arange(1, len(rows) + 1)
     else:
         rows, line_of, pending, start = [], [], "", None
-        for num, line in enumerate(text.splitlines(), 1):  # careful path
+        for num, line in enumerate(text.split("\n"), 1):  # careful path
             line = line.split("#", 1)[0].split("@", 1)[0]
             if start is None:
                 start = num

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import yaml
 
 from ..errors import DelveError, suggest
+from ..specfile import Fields, read_yaml
 from ..workspace import Workspace, yaml_files
 
 KINDS = ("real", "integer", "binary", "nominal")
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass(frozen=True)
@@ -60,7 +57,8 @@ class DatasetSpec:
     generator: dict | None = None
     path: Path | None = None
     provenance: Provenance | None = None
-    extra: dict = field(default_factory=dict)
+    #: tokens that mark a missing value in the data file (none unless the spec says so)
+    missing: tuple[str, ...] = ()
 
     @property
     def generated(self) -> bool:
@@ -68,7 +66,7 @@ class DatasetSpec:
 
     def attribute_index(self, ref: int | str) -> int:
         """0-based column of an attribute given by 1-based number or by name."""
-        if isinstance(ref, int) or (isinstance(ref, str) and ref.isdigit()):
+        if isinstance(ref, int) or (isinstance(ref, str) and ref.isascii() and ref.isdigit()):
             i = int(ref)
             if not 1 <= i <= len(self.attributes):
                 raise DelveError(
@@ -81,72 +79,142 @@ class DatasetSpec:
         return names.index(ref)
 
 
-def _parse(path: Path) -> DatasetSpec:
-    try:
-        raw: dict[str, Any] = yaml.load(path.read_text(), Loader=_LOADER) or {}
-    except yaml.YAMLError as e:
-        raise DelveError(f"{path}: not valid YAML ({str(e).splitlines()[0]})") from None
-    attrs = []
-    for a in raw.get("attributes", []):
-        kind = a.get("kind", "real")
-        if kind not in KINDS:
-            raise DelveError(
-                f"{path}: attribute {a.get('name')}: kind {kind!r} is not one of {KINDS}"
-            )
-        attrs.append(
-            Attribute(
-                str(a["name"]),
-                kind,
-                tuple(str(v) for v in a.get("values", ())),
-                a.get("description", ""),
+#: the keys a dataset spec may have
+KEYS = (
+    "name",
+    "description",
+    "cases",
+    "file",
+    "sha256",
+    "missing",
+    "sources",
+    "generator",
+    "provenance",
+    "attributes",
+)
+#: at most this many cases: every task keeps a case list in memory
+MAX_CASES = 100_000_000
+
+
+def _safe_file(f: Fields, key: str) -> str | None:
+    """A file name relative to a data directory (sub-folders allowed, nothing outside it)."""
+    name = f.text(key)
+    if name is None:
+        return None
+    parts = name.replace("\\", "/").split("/")
+    if not name or name.startswith("/") or any(p in ("", ".", "..") for p in parts):
+        raise f.error(key, f"{name!r} must be a file name relative to a data directory")
+    return name
+
+
+def _attributes(f: Fields) -> tuple[Attribute, ...]:
+    items = f.items("attributes", required=True)
+    if not items:
+        raise f.error("attributes", "the list is empty")
+    attrs: list[Attribute] = []
+    for i, item in enumerate(items):
+        a = f.item_fields("attributes", i, item, ("name", "kind", "values", "description"))
+        name = a.text("name", required=True)
+        if name in {x.name for x in attrs}:
+            raise a.error("name", f"{name!r} is used by an earlier attribute")
+        kind = a.choice("kind", KINDS, "real")
+        values = []
+        for j, v in enumerate(a.items("values")):
+            if isinstance(v, bool):
+                raise a.error("values", f"value {j + 1} reads as {v} in YAML: quote it ('{v}')")
+            if not isinstance(v, str | int | float):
+                raise a.error("values", f"value {j + 1} is not a word or number: {v!r}")
+            values.append(str(v))
+        if kind in ("binary", "nominal"):
+            need = 2 if kind == "binary" else None
+            if len(set(values)) != len(values) or len(values) < 2 or (need and len(values) != need):
+                raise a.error(
+                    "values",
+                    f"a {kind} attribute lists its {'2' if need else '2 or more'} distinct values",
+                )
+        elif values:
+            raise a.error("values", f"a {kind} attribute has no list of values")
+        attrs.append(Attribute(name, kind, tuple(values), a.text("description", "")))
+    return tuple(attrs)
+
+
+def _sources(f: Fields) -> tuple[dict, ...]:
+    out = []
+    for i, item in enumerate(f.items("sources")):
+        if isinstance(item, str):
+            item = {"url": item}
+        src = f.item_fields("sources", i, item, ("url", "member"))
+        out.append({"url": src.text("url", required=True), "member": src.text("member")})
+    return tuple(out)
+
+
+def _generator(f: Fields) -> dict | None:
+    from .hwang import FUNCTIONS
+
+    g = f.mapping("generator", ("name", "function", "seed", "noise_sd"))
+    if g is None:
+        return None
+    return {
+        "name": g.choice("name", ["hwang"]),
+        "function": g.choice("function", sorted(FUNCTIONS)),
+        "seed": g.whole("seed", minimum=0),
+        "noise_sd": g.number("noise_sd", 0.25),
+    }
+
+
+def _provenance(f: Fields) -> Provenance | None:
+    p = f.mapping("provenance", ("origin", "conversion", "checks", "doubts", "notes"))
+    if p is None:
+        return None
+    origin = []
+    for i, item in enumerate(p.items("origin", required=True)):
+        o = p.item_fields("origin", i, item, ("repository", "path", "commit", "blob"))
+        origin.append(
+            Origin(
+                o.text("repository", required=True),
+                o.text("path", required=True),
+                o.hexdigest("commit", 40, required=True),
+                o.hexdigest("blob", 40),
             )
         )
-    if not attrs:
-        raise DelveError(f"{path}: no attributes")
-    known = {
-        "name",
-        "attributes",
-        "cases",
-        "file",
-        "sha256",
-        "description",
-        "sources",
-        "generator",
-        "provenance",
-    }
-    return DatasetSpec(
-        name=str(raw.get("name", path.stem)),
-        attributes=tuple(attrs),
-        cases=int(raw["cases"]),
-        file=raw.get("file"),
-        sha256=raw.get("sha256"),
-        description=str(raw.get("description", "")).strip(),
-        sources=tuple(raw.get("sources") or ()),
-        generator=raw.get("generator"),
-        path=path,
-        provenance=_provenance(raw.get("provenance"), path),
-        extra={k: v for k, v in raw.items() if k not in known},
+    return Provenance(
+        tuple(origin),
+        p.text("conversion", required=True),
+        p.text("checks", required=True),
+        p.text("doubts", "none"),
+        p.text("notes", ""),
     )
 
 
-def _provenance(raw: Any, path: Path) -> Provenance | None:
-    if raw is None:
-        return None
-    if not isinstance(raw, dict):
-        raise DelveError(f"{path}: provenance must be a mapping")
-    origin = []
-    for o in raw.get("origin") or []:
-        if not isinstance(o, dict) or not all(
-            isinstance(o.get(k), str) for k in ("repository", "path", "commit")
-        ):
-            raise DelveError(f"{path}: provenance.origin entries need repository, path and commit")
-        origin.append(Origin(o["repository"], o["path"], o["commit"], o.get("blob")))
-    return Provenance(
-        tuple(origin),
-        str(raw.get("conversion", "")),
-        str(raw.get("checks", "")),
-        str(raw.get("doubts", "none")),
-        str(raw.get("notes", "")),
+def _missing(f: Fields) -> tuple[str, ...]:
+    v = f.raw.get("missing")
+    if v is None:
+        return ()
+    tokens = [v] if isinstance(v, str) else f.items("missing")
+    for t in tokens:
+        if not isinstance(t, str) or not t or any(c.isspace() for c in t):
+            raise f.error("missing", f"expected words that mark a missing value, got {t!r}")
+    return tuple(tokens)
+
+
+def _parse(path: Path) -> DatasetSpec:
+    f = Fields(path, read_yaml(path), allowed=KEYS)
+    name = f.check_name("dataset")
+    file, generator = _safe_file(f, "file"), _generator(f)
+    if (file is None) == (generator is None):
+        raise f.error("file", "a dataset has either a data file or a generator")
+    return DatasetSpec(
+        name=name,
+        attributes=_attributes(f),
+        cases=f.whole("cases", minimum=1, maximum=MAX_CASES),
+        file=file,
+        sha256=f.hexdigest("sha256", 64),
+        description=(f.text("description", "") or "").strip(),
+        sources=_sources(f),
+        generator=generator,
+        path=path,
+        provenance=_provenance(f),
+        missing=_missing(f),
     )
 
 

@@ -179,13 +179,56 @@ class Budget:
 
 @dataclass
 class FitContext:
-    """Everything a method may use besides the data."""
+    """Everything a method may use besides the data.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The instance's seeded generator; the method's only source of randomness.
+    budget : Budget
+        The instance's allowance; iterative methods consult it between iterations.
+    kinds : list of str, length n_inputs
+        ``"real"`` or ``"binary"`` per encoded input column (a nominal attribute arrives
+        as several binary columns).
+    progress : callable
+        ``progress(fraction)`` with fraction in [0, 1]; drives the progress display.
+    info : dict
+        Facts the method records (JSON-serialisable after numpy conversion); they land
+        under ``info`` in the instance's meta.json.
+    """
 
     rng: np.random.Generator
     budget: Budget
-    kinds: list[str]  # 'real' | 'binary' per encoded input column
+    kinds: list[str]
     progress: Callable[[float], None] = lambda fraction: None
-    info: dict = field(default_factory=dict)  # the method may record facts for meta.json
+    info: dict = field(default_factory=dict)
+
+    @classmethod
+    def seeded(
+        cls, seed: int = 0, budget: Budget | None = None, kinds: list[str] | int = 0
+    ) -> FitContext:
+        """A context for running a method outside the runner (tests, benchmarks, notebooks).
+
+        Parameters
+        ----------
+        seed : int
+            Seed of ``numpy.random.default_rng``, as the runner seeds each instance.
+        budget : Budget, optional
+            Defaults to an unlimited work budget.
+        kinds : list of str or int
+            The column kinds, or the number of inputs, all ``"real"``.
+
+        Returns
+        -------
+        FitContext
+        """
+        if isinstance(kinds, int):
+            kinds = ["real"] * kinds
+        return cls(
+            rng=np.random.default_rng(seed),
+            budget=Budget(mode="work") if budget is None else budget,
+            kinds=list(kinds),
+        )
 
 
 class Method(ABC):

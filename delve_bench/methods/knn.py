@@ -20,6 +20,8 @@ Exact ties are rare; the medians of tied (case, k) pairs are recomputed directly
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..numerics.distance import sq_distances
@@ -45,6 +47,17 @@ def tie_bounds(ds: np.ndarray, tol: float = TOL) -> tuple[np.ndarray, np.ndarray
     return lo, hi
 
 
+class TieStats(NamedTuple):
+    """Tie-adjusted statistics of each query's k nearest neighbours, arrays of shape
+    (queries, ks): the tied cases at or before position k count with the tie mean."""
+
+    total: np.ndarray  # sum of the k adjusted targets
+    sumsq: np.ndarray  # sum of their squares
+    lo: np.ndarray  # first position of the block of cases tied with the k-th
+    tie_mean: np.ndarray  # mean target of that block
+    tied: np.ndarray  # bool: the block has more than one case
+
+
 class _Neighbours:
     """Targets of each query's neighbours sorted by distance, with tie information and
     prefix sums, so the tie-adjusted statistics of any k are O(1) per query."""
@@ -58,10 +71,11 @@ class _Neighbours:
         self.S1 = np.hstack([zero, np.cumsum(self.ys, 1)])
         self.S2 = np.hstack([zero, np.cumsum(self.ys**2, 1)])
 
-    def stats(self, k: np.ndarray | int) -> tuple[np.ndarray, ...]:
-        """Tie-adjusted (sum, sum of squares, start of tie block, tie mean, tied?) for k.
+    def stats(self, k: np.ndarray | int) -> TieStats:
+        """Tie-adjusted sums of the k nearest neighbours' targets.
 
-        ``k`` is an int (all rows) or a (rows, ks) array of neighbour counts.
+        ``k`` is an int (all rows) or a (rows, ks) array of neighbour counts; every field
+        of the result has shape (rows, ks), ks = 1 for an int.
         """
         q, p = self.ys.shape
         k = np.asarray(k) if np.ndim(k) else np.full((q, 1), k)
@@ -72,7 +86,7 @@ class _Neighbours:
         m = k - lo  # tied cases at or before k: each replaced by the tie mean
         total = s1_lo + m * ytie
         sumsq = np.take_along_axis(self.S2, lo, 1) + m * ytie**2
-        return total, sumsq, lo, ytie, (hi - lo) > 1
+        return TieStats(total=total, sumsq=sumsq, lo=lo, tie_mean=ytie, tied=(hi - lo) > 1)
 
     def adjusted_median(
         self, rows: np.ndarray, k: int, lo: np.ndarray, ytie: np.ndarray
@@ -131,12 +145,12 @@ def loo_losses(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
         D = sq_distances(X[rows], X)
         D[np.arange(len(rows)), rows] = np.inf  # leave the case itself out...
         nb = _Neighbours(D, y, keep=p)  # ...it sorts last and is dropped
-        total, sumsq, lo, ytie, tied = nb.stats(np.broadcast_to(ks, (len(rows), p)))
+        st = nb.stats(np.broadcast_to(ks, (len(rows), p)))
         med = prefix_medians(nb.ys)
-        for k in np.unique(np.nonzero(tied)[1] + 1):  # rare: exact ties change the median
-            r = np.flatnonzero(tied[:, k - 1])
-            med[r, k - 1] = nb.adjusted_median(r, k, lo[r, k - 1], ytie[r, k - 1])
-        parts.append((rows, total / ks, sumsq, med))
+        for k in np.unique(np.nonzero(st.tied)[1] + 1):  # rare: exact ties change the median
+            r = np.flatnonzero(st.tied[:, k - 1])
+            med[r, k - 1] = nb.adjusted_median(r, k, st.lo[r, k - 1], st.tie_mean[r, k - 1])
+        parts.append((rows, st.total / ks, st.sumsq, med))
     t = y
     mean = np.vstack([m for _, m, _, _ in parts])
     vs2 = float(np.mean((mean[:, 0] - t) ** 2))
@@ -168,11 +182,10 @@ class KnnCv1(Method):
     def predict(self, X: np.ndarray) -> Prediction:
         nb = _Neighbours(sq_distances(X, self.X), self.y)
         rows = np.arange(len(X))
-        total, *_ = nb.stats(self.k_S)
-        mean = total[:, 0] / self.k_S
-        _, _, lo, ytie, _ = nb.stats(self.k_A)
-        median = nb.adjusted_median(rows, self.k_A, lo[:, 0], ytie[:, 0])
-        total, sumsq, *_ = nb.stats(self.k_L)
-        m_L = total[:, 0] / self.k_L
-        v = (self.vs2 + sumsq[:, 0]) / self.k_L - m_L**2
+        mean = nb.stats(self.k_S).total[:, 0] / self.k_S
+        a = nb.stats(self.k_A)
+        median = nb.adjusted_median(rows, self.k_A, a.lo[:, 0], a.tie_mean[:, 0])
+        sl = nb.stats(self.k_L)
+        m_L = sl.total[:, 0] / self.k_L
+        v = (self.vs2 + sl.sumsq[:, 0]) / self.k_L - m_L**2
         return Prediction(mean=mean, median=median, density=Gaussian(m_L, v))

@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import functools
 import importlib
+import inspect
 import re
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
-import yaml
-
 from ..errors import DelveError, suggest
+from ..specfile import Fields, read_yaml
 from ..workspace import Workspace, yaml_files
 from .base import Budget, Method
 
@@ -53,9 +53,10 @@ class MethodSpec:
             obj = importlib.import_module(mod)
             for part in attr.split("."):
                 obj = getattr(obj, part)
-        except (ImportError, AttributeError) as e:
+        except Exception as e:  # ImportError, AttributeError, or the module's own error
             raise DelveError(
-                f"method {self.name}: cannot import plugin {self.plugin!r} ({e})"
+                f"method {self.name}: cannot import plugin {self.plugin!r} "
+                f"({type(e).__name__}: {e})"
             ) from None
         return obj  # type: ignore[return-value]
 
@@ -97,37 +98,75 @@ class MethodSpec:
         return Budget(mode="work", work=units)
 
 
+#: the keys a method spec may have, and those of its ``budget``
+KEYS = ("name", "plugin", "params", "budget", "description", "version")
+BUDGET_KEYS = (
+    "cpu_per_case",
+    "cpu_fixed",
+    "cpu_cap",
+    "work",
+    "work_per_case",
+    "work_cap",
+    "hard_limit",
+)
+_PLUGIN = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+_PARAM = re.compile(r"^[A-Za-z_]\w*$")
 _PARSED: dict[tuple[Path, int], MethodSpec] = {}
 
 
 def _parse(path: Path) -> MethodSpec:
     """Parse a method YAML; cached per file version (runs look methods up for every job)."""
-    key = (path, path.stat().st_mtime_ns)
+    try:
+        key = (path, path.stat().st_mtime_ns)
+    except OSError as e:
+        raise DelveError(f"{path}: cannot read ({e.strerror or e})") from None
     if key not in _PARSED:
         _PARSED[key] = _parse_file(path)
     return _PARSED[key]
 
 
+def _budget(f: Fields) -> dict:
+    b = f.mapping("budget", BUDGET_KEYS)
+    if b is None:
+        return {}
+    out: dict = {}
+    for k in ("cpu_per_case", "cpu_fixed", "cpu_cap", "work_per_case"):
+        if k in b:
+            out[k] = b.number(k)
+    for k in ("work", "work_cap"):
+        if k in b:
+            out[k] = b.whole(k, minimum=0)
+    if "hard_limit" in b:
+        out["hard_limit"] = b.number("hard_limit", positive=True)
+    return out
+
+
 def _parse_file(path: Path) -> MethodSpec:
-    try:
-        raw = yaml.load(path.read_text(), Loader=_LOADER) or {}
-    except yaml.YAMLError as e:
-        raise DelveError(f"{path}: not valid YAML ({str(e).splitlines()[0]})") from None
-    if "plugin" not in raw:
-        raise DelveError(f"{path}: no 'plugin' (module:Class)")
-    version = raw.get("version")
+    f = Fields(path, read_yaml(path), allowed=KEYS)
+    name = f.check_name("method")
+    if not _NAME.match(name):
+        raise f.error("name", f"{name!r} is not a method name (letters, digits, - _ . +)")
+    plugin = f.text("plugin", required=True)
+    if not _PLUGIN.match(plugin):
+        raise f.error("plugin", f"{plugin!r} is not module:Class")
+    params = f.mapping("params")
+    for k in params.raw if params else ():
+        if not _PARAM.match(k):
+            raise params.error(k, "is not a keyword argument name")
+    version = f.raw.get("version")
+    if version is not None and (
+        isinstance(version, bool) or not isinstance(version, str | int | float)
+    ):
+        raise f.error("version", "expected text or a number, e.g. version: 2")
     return MethodSpec(
-        name=str(raw.get("name", path.stem)),
-        plugin=str(raw["plugin"]),
-        params=dict(raw.get("params") or {}),
-        budget=dict(raw.get("budget") or {}),
-        description=str(raw.get("description", "")).strip(),
+        name=name,
+        plugin=plugin,
+        params=dict(params.raw) if params else {},
+        budget=_budget(f),
+        description=(f.text("description", "") or "").strip(),
         source=str(path),
         version=None if version is None else str(version),
     )
-
-
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @functools.lru_cache(maxsize=1)
@@ -142,26 +181,55 @@ def _entry_point_specs() -> dict[str, MethodSpec]:
     return out
 
 
-def _all_specs(ws: Workspace) -> dict[str, MethodSpec]:
-    specs = dict(_entry_point_specs())
-    for d in reversed(ws.spec_dirs("methods")):  # the workspace overrides the built-ins
+def _method_files(ws: Workspace) -> dict[str, Path]:
+    """Method YAML files by name (the file name); the workspace's override the built-ins.
+    Nothing is parsed here, so a broken file only breaks the commands that use it."""
+    found: dict[str, Path] = {}
+    for d in reversed(ws.spec_dirs("methods")):
         for p in yaml_files(d):
-            spec = _parse(p)
-            specs[spec.name] = spec
-    return specs
+            found[p.stem] = p
+    return found
 
 
 def method_names(ws: Workspace) -> list[str]:
-    return sorted(_all_specs(ws))
+    return sorted(set(_entry_point_specs()) | set(_method_files(ws)))
 
 
 def method_spec(ws: Workspace, name: str) -> MethodSpec:
     """The spec of method ``name``; a one-line error with close names when unknown."""
     if not _NAME.match(name):
         raise DelveError(f"{name!r} is not a method name")
-    specs = _all_specs(ws)
-    if name not in specs:
+    files = _method_files(ws)
+    if name in files:
+        return _parse(files[name])
+    eps = _entry_point_specs()
+    if name in eps:
+        return eps[name]
+    raise DelveError(
+        f"unknown method {name!r}{suggest(name, set(files) | set(eps))}; `delve methods` lists them"
+    )
+
+
+def checked_method(ws: Workspace, name: str) -> MethodSpec:
+    """The spec of ``name`` with its plugin imported and instantiated once, so that a plugin
+    that cannot be imported or refuses its parameters is one error before any job runs."""
+    spec = method_spec(ws, name)
+    try:
+        method = spec.instantiate()
+        from .sklearn import SklearnRegressor
+
+        if isinstance(method, SklearnRegressor):  # it builds the estimator in fit: check now
+            try:
+                signature = inspect.signature(method.estimator_cls)
+            except (TypeError, ValueError):  # no introspectable signature: fit will tell
+                signature = None
+            if signature is not None:
+                signature.bind(**method.params)
+    except DelveError:
+        raise
+    except Exception as e:  # the plugin's own error: name the method and the plugin
         raise DelveError(
-            f"unknown method {name!r}{suggest(name, specs)}; `delve methods` lists them"
-        )
-    return specs[name]
+            f"method {name}: {spec.plugin} with params {spec.params} fails "
+            f"({type(e).__name__}: {e})"
+        ) from None
+    return spec

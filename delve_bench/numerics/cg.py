@@ -252,7 +252,15 @@ def _lns(fun, x0, f1, g1, s, z, max_evals, faithful):
 
 
 def _result(ok, f0, d0, z, f, d, evals) -> LineSearch:
-    return LineSearch(bool(ok), float(f0), float(d0), float(z), float(f), float(d), evals)
+    return LineSearch(
+        success=bool(ok),
+        f0=float(f0),
+        d0=float(d0),
+        z=float(z),
+        f=float(f),
+        d=float(d),
+        evals=evals,
+    )
 
 
 class ConjugateGradient:
@@ -372,5 +380,12 @@ def minimize(
             status = "converged"
             break
     return CGResult(
-        cg.x.copy(), cg.f, cg.g.copy(), cg.evals, cg.iterations, cg.failed, status, trace
+        x=cg.x.copy(),
+        f=cg.f,
+        g=cg.g.copy(),
+        evals=cg.evals,
+        iterations=cg.iterations,
+        failed_line_searches=cg.failed,
+        status=status,
+        trace=trace,
     )

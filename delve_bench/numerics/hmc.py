@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from scipy.special import logsumexp
@@ -57,6 +58,32 @@ def _safe_eval(energy: EnergyGrad, x: np.ndarray) -> tuple[float, np.ndarray]:
     return E, g
 
 
+class PhaseState(NamedTuple):
+    """A point of phase space and what the sampler needs there.
+
+    Attributes
+    ----------
+    x : ndarray of shape (d,)
+        Position (the sampled parameters).
+    p : ndarray of shape (d,)
+        Momentum.
+    E : float
+        Potential energy ``E(x)`` (``inf`` for an impossible state).
+    grad : ndarray of shape (d,)
+        ``dE/dx`` at ``x`` (zeros where ``E`` is not finite).
+    """
+
+    x: np.ndarray
+    p: np.ndarray
+    E: float
+    grad: np.ndarray
+
+    @property
+    def H(self) -> float:
+        """The Hamiltonian ``E + |p|^2 / 2`` (unit masses)."""
+        return self.E + 0.5 * float(self.p @ self.p)
+
+
 def leapfrog(
     energy: EnergyGrad,
     x: np.ndarray,
@@ -64,20 +91,38 @@ def leapfrog(
     grad: np.ndarray,
     step: np.ndarray | float,
     n_steps: int,
-) -> list[tuple[np.ndarray, np.ndarray, float, np.ndarray]]:
-    """``n_steps`` leapfrog steps from ``(x, p)`` with gradient ``grad`` at ``x``; a negative
-    ``step`` runs time backwards. Returns the states ``(x, p, E, grad)`` after each step;
-    the list ends early at the first state with a non-finite energy (``E = inf``)."""
+) -> list[PhaseState]:
+    """``n_steps`` leapfrog steps from ``(x, p)``.
+
+    Parameters
+    ----------
+    energy : callable
+        ``energy(x) -> (E, dE/dx)``; the gradient may be a zero-argument callable.
+    x, p : ndarray of shape (d,)
+        Start position and momentum.
+    grad : ndarray of shape (d,)
+        ``dE/dx`` at ``x``.
+    step : float or ndarray of shape (d,)
+        Step size, per coordinate if an array; a negative step runs time backwards.
+    n_steps : int
+        Number of steps.
+
+    Returns
+    -------
+    list of PhaseState
+        The state after each step; the list ends early at the first state with a
+        non-finite energy (``E = inf``).
+    """
     out = []
     for _ in range(n_steps):
         p = p - 0.5 * step * grad
         x = x + step * p
         E, grad = _safe_eval(energy, x)
         if not np.isfinite(E):
-            out.append((x, p, np.inf, grad))
+            out.append(PhaseState(x=x, p=p, E=np.inf, grad=grad))
             break
         p = p - 0.5 * step * grad
-        out.append((x, p, E, grad))
+        out.append(PhaseState(x=x, p=p, E=E, grad=grad))
     return out
 
 
@@ -158,7 +203,7 @@ class HMC:
         """One leapfrog trajectory and its accept/reject step (windowed if ``window > 1``)."""
         L, W = self.n_steps, self.window
         eps = self.step_size
-        start = (self.x, self.p, self.E, self.grad)
+        start = PhaseState(x=self.x, p=self.p, E=self.E, grad=self.grad)
         s = int(self.rng.integers(W)) if W > 1 else 0
         back = leapfrog(self.energy, self.x, self.p, self.grad, -eps, s) if s else []
         fwd = leapfrog(self.energy, self.x, self.p, self.grad, eps, L - s)
@@ -166,9 +211,9 @@ class HMC:
         self.evals += evals
         self.trajectories += 1
         complete = len(back) == s and len(fwd) == L - s
-        if complete and np.isfinite([st[2] for st in back + fwd]).all():
+        if complete and np.isfinite([st.E for st in back + fwd]).all():
             states = back[::-1] + [start] + fwd  # indices 0..L, start at index s
-            H = np.array([st[2] + 0.5 * float(st[1] @ st[1]) for st in states])
+            H = np.array([st.H for st in states])
             if W == 1:
                 dH = H[L] - H[0]
             else:
@@ -180,15 +225,17 @@ class HMC:
         if prob > 0 and self.rng.random() < prob:
             lo = L - W + 1
             k = lo + self._pick(H[lo:])
-            self.x, self.p, self.E, self.grad = states[k]
+            new = states[k]
+            self.x, self.p, self.E, self.grad = new.x, new.p, new.E, new.grad
             self.accepted += 1
-            return Trajectory(True, float(dH), prob, evals)
+            return Trajectory(accepted=True, delta_H=float(dH), accept_prob=prob, evals=evals)
         if W > 1 and states is not None:  # a state of the reject window
-            x, p, E, g = states[self._pick(H[:W])]
+            back_to = states[self._pick(H[:W])]
         else:
-            x, p, E, g = start
-        self.x, self.p, self.E, self.grad = x, -p, E, g  # negated momentum (persistence)
-        return Trajectory(False, float(dH), prob, evals)
+            back_to = start
+        # negated momentum (persistence)
+        self.x, self.p, self.E, self.grad = back_to.x, -back_to.p, back_to.E, back_to.grad
+        return Trajectory(accepted=False, delta_H=float(dH), accept_prob=prob, evals=evals)
 
     def _pick(self, H: np.ndarray) -> int:
         if len(H) == 1:

@@ -21,26 +21,17 @@ byte-identical. Text artists carry ids (``p-<size>-<row>-<col>``, ``empty-<size>
 
 from __future__ import annotations
 
-import io
 import math
 import textwrap
 from pathlib import Path
 
-import matplotlib
 from matplotlib.figure import Figure
 from matplotlib.transforms import blended_transform_factory
 
 from ..losses import LOSS_NAMES
 from .collect import THESIS_ORDER, PrototaskReport, TaskReport, budget_note
-from .output import write_file
+from .figures import save_figure
 
-RC = {
-    "svg.hashsalt": "delve-bench",
-    "svg.fonttype": "path",
-    "font.family": "DejaVu Sans",
-    "font.size": 8,
-    "axes.linewidth": 0.8,
-}
 THESIS_COLOURS = dict(
     zip(
         THESIS_ORDER,
@@ -50,7 +41,6 @@ THESIS_COLOURS = dict(
 )
 OTHER_COLOURS = ("#17becf", "#bcbd22", "#7f7f7f", "#393b79", "#637939", "#8c6d31", "#843c39")
 WARN = "#c00000"
-PNG_DPI = 150
 
 
 def colours(methods: tuple[str, ...]) -> dict[str, str]:
@@ -274,14 +264,4 @@ def draw(r: PrototaskReport) -> Figure:
 
 def write_diagram(r: PrototaskReport, plots: Path) -> list[Path]:
     """Write ``<stem>.png`` and ``<stem>.svg`` of the diagram; returns the paths."""
-    plots.mkdir(parents=True, exist_ok=True)
-    out = []
-    with matplotlib.rc_context(RC):
-        fig = draw(r)
-        for ext, meta in (("svg", {"Date": None}), ("png", {"Software": None})):
-            buf = io.BytesIO()
-            fig.savefig(buf, format=ext, metadata=meta, dpi=PNG_DPI)
-            path = plots / f"{r.stem}.{ext}"
-            write_file(path, buf.getvalue())
-            out.append(path)
-    return out
+    return save_figure(lambda: draw(r), plots / r.stem)

@@ -106,7 +106,12 @@ def format_comparison(c: dict) -> str:
     p = c["p_text"] if c["p_text"].startswith("<") else f"= {c['p_text']}"
     lines += ["", f"    Significance of difference ({c['test']}-test), p {p}"]
     if "posterior_opposite_sign" in c:
+        source = "eq. 2.16" if c["design"] == "hierarchical" else "2-way posterior"
         lines.append(
-            f"    Posterior mass on the other side of 0 (eq. 2.16): {c['posterior_opposite_sign']:.9g}"
+            f"    Posterior mass on the other side of 0 ({source}): {c['posterior_opposite_sign']:.9g}"
+        )
+        lines.append(
+            f"    Posterior probability of A - B < 0: {c['posterior_prob_negative']:.9g}, "
+            f"> 0: {c['posterior_prob_positive']:.9g}"
         )
     return "\n".join(lines + _based_on(c)) + "\n"

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from ..data import verify_dataset
 from ..errors import DelveError
-from ..methods.registry import method_spec
+from ..methods.registry import checked_method
 from ..tasks.instances import task_layout
 from ..tasks.names import TaskRef
 from ..tasks.spec import prototask_spec
@@ -69,7 +69,7 @@ def plan_jobs(
     runs."""
     plan = Plan()
     for m in methods:
-        method_spec(ws, m)  # unknown names fail before anything runs...
+        checked_method(ws, m)  # unknown names and broken plugins fail before anything runs...
     for ds in sorted({r.dataset for r in refs}):
         verify_dataset(ws, ds)  # ...and so do missing or corrupt data
     limits: dict[tuple[str, int], dict] = {}

@@ -132,29 +132,30 @@ def sha256_bytes(data: bytes) -> str:
 
 
 def read_meta(d: Path) -> dict | None:
-    """The instance's meta.json as a dict; None when absent or not a JSON object."""
+    """meta.json as a mapping; None when it is absent, unreadable, not JSON or not a JSON
+    object (instance_state tells these apart: absent is missing, the rest corrupt)."""
     try:
-        meta = json.loads((d / "meta.json").read_text())
-    except (OSError, ValueError):
+        meta = json.loads((d / "meta.json").read_bytes())
+    except (OSError, ValueError, RecursionError):
         return None
     return meta if isinstance(meta, dict) else None
 
 
 def instance_state(d: Path) -> str:
-    """``ok``, ``failed``, ``corrupt`` (meta.json unreadable or not an object, checksum
-    differs, a file missing) or ``missing`` (no meta.json)."""
-    if not (d / "meta.json").exists():
-        return "missing"
+    """``ok``, ``failed``, ``corrupt`` (meta.json unreadable or not an object, an unknown
+    status, predictions.csv or losses.csv missing, or the losses checksum wrong) or
+    ``missing``."""
     meta = read_meta(d)
     if meta is None:
-        return "corrupt"
-    if meta.get("status") != "ok":
+        return "corrupt" if (d / "meta.json").exists() else "missing"
+    status = meta.get("status")
+    if status == "failed":
         return "failed"
+    if status != "ok" or not (d / "predictions.csv").is_file():
+        return "corrupt"
     try:
         data = (d / "losses.csv").read_bytes()
     except OSError:
-        return "corrupt"
-    if not (d / "predictions.csv").is_file():
         return "corrupt"
     return "ok" if sha256_bytes(data) == meta.get("losses_sha256") else "corrupt"
 
@@ -255,13 +256,18 @@ def read_instance(d: Path, test_cases: np.ndarray) -> InstanceResult:
     import pandas as pd  # the reading side only: `delve run`'s parent never imports pandas
 
     meta = read_meta(d) or {}
-    df = pd.read_csv(d / "losses.csv")
+    path = d / "losses.csv"
+    try:
+        df = pd.read_csv(path, dtype={"case": np.int64, "S": float, "A": float, "L": float})
+    except (ValueError, TypeError, OverflowError, UnicodeDecodeError, pd.errors.ParserError) as e:
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise DelveError(f"{path}: malformed ({msg})") from None
     if list(df.columns) != ["case", "S", "A", "L"]:
-        raise DelveError(f"{d / 'losses.csv'}: header must be case,S,A,L")
+        raise DelveError(f"{path}: header must be case,S,A,L")
     cases = df["case"].to_numpy()
     if len(cases) != len(test_cases) or not np.array_equal(np.sort(cases), np.sort(test_cases)):
         raise DelveError(
-            f"{d / 'losses.csv'}: its cases are not the test set of this instance "
+            f"{path}: its cases are not the test set of this instance "
             "(the task's splits changed? rerun with --force)"
         )
     pos = pd.Series(np.arange(len(cases)), index=cases).loc[test_cases].to_numpy()

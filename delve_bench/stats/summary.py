@@ -7,6 +7,8 @@ Standardisation uses the raw test targets of all the task's instances pooled
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 
 from ..data import load_dataset
@@ -18,7 +20,7 @@ from ..tasks.names import TaskRef
 from ..tasks.spec import prototask_spec
 from ..workspace import Workspace
 from .anova import Anova, anova
-from .bayes import posterior_opposite_mass
+from .bayes import posterior
 from .tests import compare_test
 
 
@@ -149,8 +151,14 @@ def compare(
         "p_text": test.p_text.removeprefix("= "),
         "standardization": {"scale": st.scale, "shift": st.shift},
     }
-    if bayes and design == "hierarchical":
-        out["posterior_opposite_sign"] = posterior_opposite_mass(d)
+    if bayes:
+        post = posterior(d, grid=0)
+        out.update(
+            posterior_prob_negative=post.prob_negative,
+            posterior_prob_positive=post.prob_positive,
+            posterior_opposite_sign=post.opposite,
+            posterior_method=post.method,
+        )
     return out
 
 
@@ -167,10 +175,37 @@ def task_summary(ws: Workspace, method: str, ref: TaskRef, loss: str = "S") -> d
     }
 
 
-def task_comparison(
-    ws: Workspace, method_a: str, method_b: str, ref: TaskRef, loss: str = "S", bayes: bool = False
-) -> dict:
-    """Paired comparison A - B on a task: difference, SE, variance components and p."""
+@dataclass(frozen=True)
+class PairedLosses:
+    """Two methods' loss matrices on the instances of a task, rows paired by instance
+    and columns by test case, with the task's standardisation."""
+
+    method_a: str
+    method_b: str
+    ref: TaskRef
+    layout: TaskLayout
+    loss: str
+    used: list[int]
+    states: dict
+    ya: np.ndarray
+    yb: np.ndarray
+    st: Standardizer
+    unpaired: dict = field(default_factory=dict)  # method -> its instances not paired
+    budgets: tuple = (None, None)  # each method's budget settings (budget_settings)
+
+    @property
+    def design(self) -> str:
+        return self.layout.design
+
+    def difference(self) -> Anova:
+        """The ANOVA of A - B."""
+        return anova(self.ya - self.yb, self.design)
+
+
+def paired_losses(
+    ws: Workspace, method_a: str, method_b: str, ref: TaskRef, loss: str = "S"
+) -> PairedLosses:
+    """Read both methods' losses on ``ref``, paired on the instances both have."""
     layout = layout_of(ws, ref)
     used_a, ya, st_a = loss_matrix(ws, method_a, ref, layout, loss)
     used_b, yb, st_b = loss_matrix(ws, method_b, ref, layout, loss)
@@ -186,15 +221,37 @@ def task_comparison(
     states = {k: sorted(set(st_a.get(k, [])) | set(st_b.get(k, []))) for k in st_a if k != "budget"}
     states["missing"] = sorted(set(i.index for i in layout.instances) - set(shared))
     states["failed"] = []
-    return {
-        "method_a": method_a,
-        "method_b": method_b,
-        **_common(ref, layout, loss, shared, states),
-        "instances_unpaired": {
+    return PairedLosses(
+        method_a=method_a,
+        method_b=method_b,
+        ref=ref,
+        layout=layout,
+        loss=loss,
+        used=shared,
+        states=states,
+        ya=ya,
+        yb=yb,
+        st=st,
+        unpaired={
             method_a: sorted(set(used_a) - set(shared)),
             method_b: sorted(set(used_b) - set(shared)),
         },
-        "budget_a": st_a["budget"],
-        "budget_b": st_b["budget"],
-        **compare(ya, yb, layout.design, st, bayes),
+        budgets=(st_a["budget"], st_b["budget"]),
+    )
+
+
+def task_comparison(
+    ws: Workspace, method_a: str, method_b: str, ref: TaskRef, loss: str = "S", bayes: bool = False
+) -> dict:
+    """Paired comparison A - B on a task: difference, SE, variance components and p, on
+    the instances both methods have (:func:`paired_instances`)."""
+    pl = paired_losses(ws, method_a, method_b, ref, loss)
+    return {
+        "method_a": method_a,
+        "method_b": method_b,
+        **_common(ref, pl.layout, loss, pl.used, pl.states),
+        "instances_unpaired": pl.unpaired,
+        "budget_a": pl.budgets[0],
+        "budget_b": pl.budgets[1],
+        **compare(pl.ya, pl.yb, pl.design, pl.st, bayes),
     }

@@ -1,10 +1,14 @@
-"""Significance of a paired difference (spec/evaluation.md §2.5, §3.4-3.5).
+"""Significance of a paired difference (Rasmussen 1996 §2.4-2.5; DELVE 1.1's mstats).
 
 * hierarchical: t = ybar / sqrt(MSa / (I J)) with I-1 d.o.f., two-sided,
   p = I_{nu/(nu+t^2)}(nu/2, 1/2); undefined when MSa = 0;
 * 2-way: Lindman's quasi-F = (SSm + MSe) / (MSa + MSb), SSm = I J ybar^2, Satterthwaite
   d.o.f., upper tail; the t-test when MSa + MSb = 0. With fewer than 4 instances a
-  quasi-F p below 0.05 is reported as ``p < 0.05`` (the test is anti-conservative there).
+  quasi-F p below 0.05 is reported as ``p < 0.05`` (the test is anti-conservative there,
+  thesis Fig. 2.5; ``delve selftest`` shows it).
+
+:func:`t_p_value` and :func:`quasi_f_p_value` are the one implementation of each test;
+they take arrays, so simulations of many studies use them directly.
 """
 
 from __future__ import annotations
@@ -16,10 +20,15 @@ from scipy.special import betainc
 
 from .anova import Anova
 
+BOUNDED_BELOW = 4  # fewer instances: a quasi-F p < 0.05 is reported only as "p < 0.05"
+BOUND = 0.05
+
 
 @dataclass(frozen=True)
 class TestResult:
-    test: str  # 't' or 'F'
+    __test__ = False  # not a pytest test class
+
+    test: str  # 't', 'F', or another test's short name (e.g. 'corrected t')
     statistic: float | None
     df: tuple[float, ...]
     p: float | None  # None: undefined
@@ -30,33 +39,65 @@ class TestResult:
         if self.p is None:
             return "= undefined"
         if self.bounded:
-            return "< 0.05"
+            return f"< {BOUND:g}"
         return f"= {self.p:.9g}"
+
+    @property
+    def p_reported(self) -> float | None:
+        """The p a decision may use: the bound itself when only ``p < 0.05`` may be
+        claimed (so a multiple-test correction never credits the quasi-F with more)."""
+        return BOUND if self.bounded else self.p
+
+
+def t_p_value(mean, ms_a, I: int, J: int):
+    """Two-sided p of DELVE's t-test (NaN where MSa = 0) and the t statistic."""
+    mean, ms_a = np.asarray(mean, dtype=float), np.asarray(ms_a, dtype=float)
+    nu = I - 1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t2 = I * J * mean**2 / ms_a
+        p = betainc(nu / 2, 0.5, nu / (nu + t2))
+        t = np.sign(mean) * np.sqrt(t2)
+    bad = ms_a <= 0
+    return np.where(bad, np.nan, p), np.where(bad, np.nan, t)
+
+
+def quasi_f_p_value(mean, ms_a, ms_b, ms_e, I: int, J: int):
+    """Upper-tail p of Lindman's quasi-F, with F, nu1 and nu2 (eq. 2.25).
+
+    Where MSa + MSb = 0 the caller falls back to the t-test; where the numerator is 0
+    (no difference and no residual variation) p = 1."""
+    mean, ms_a, ms_b, ms_e = (np.asarray(x, dtype=float) for x in (mean, ms_a, ms_b, ms_e))
+    ss = I * J * mean**2
+    num = ss + ms_e
+    den = ms_a + ms_b
+    with np.errstate(divide="ignore", invalid="ignore"):
+        F = num / den
+        nu1 = num**2 / (ss**2 + ms_e**2 / ((I - 1) * (J - 1)))
+        nu2 = den**2 / (ms_a**2 / (I - 1) + ms_b**2 / (J - 1))
+        p = betainc(nu2 / 2, nu1 / 2, nu2 / (nu2 + nu1 * F))  # P(F_{nu1,nu2} > F)
+    p = np.where(num <= 0, 1.0, p)
+    return p, F, nu1, nu2
 
 
 def t_test(a: Anova) -> TestResult:
     nu = a.I - 1
-    if a.ms_a <= 0:
+    p, t = t_p_value(a.mean, a.ms_a, a.I, a.J)
+    if np.isnan(p):
         return TestResult("t", None, (nu,), None)
-    t2 = a.I * a.J * a.mean**2 / a.ms_a
-    p = float(betainc(nu / 2, 0.5, nu / (nu + t2)))
-    return TestResult("t", float(np.sign(a.mean) * np.sqrt(t2)), (nu,), p)
+    return TestResult("t", float(t), (nu,), float(p))
 
 
 def quasi_f(a: Anova) -> TestResult:
-    I, J = a.I, a.J
-    den = a.ms_a + a.ms_b
-    if den <= 0:
+    assert a.ms_b is not None
+    if a.ms_a + a.ms_b <= 0:
         return t_test(a)
-    ss = I * J * a.mean**2
-    num = ss + a.ms_e
-    F = num / den
-    if num <= 0:  # zero mean difference and no residual variation: no evidence at all
+    p, F, nu1, nu2 = quasi_f_p_value(a.mean, a.ms_a, a.ms_b, a.ms_e, a.I, a.J)
+    if a.I * a.J * a.mean**2 + a.ms_e <= 0:  # zero mean difference and no residual variation
         return TestResult("F", 0.0, (float("nan"), float("nan")), 1.0)
-    nu1 = num**2 / (ss**2 + a.ms_e**2 / ((I - 1) * (J - 1)))
-    nu2 = den**2 / (a.ms_a**2 / (I - 1) + a.ms_b**2 / (J - 1))
-    p = float(betainc(nu2 / 2, nu1 / 2, nu2 / (nu2 + nu1 * F)))  # P(F_{nu1,nu2} > F)
-    return TestResult("F", float(F), (float(nu1), float(nu2)), p, bounded=I < 4 and p < 0.05)
+    p = float(p)
+    return TestResult(
+        "F", float(F), (float(nu1), float(nu2)), p, bounded=a.I < BOUNDED_BELOW and p < BOUND
+    )
 
 
 def compare_test(a: Anova) -> TestResult:

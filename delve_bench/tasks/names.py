@@ -101,3 +101,26 @@ def resolve_tasks(ws: Workspace, names: list[str] | tuple[str, ...]) -> list[Tas
             seen.add(r)
             uniq.append(r)
     return uniq
+
+
+#: no task has more instances than this; a larger number in --instances is a typo
+MAX_INSTANCE = 100_000
+
+
+def parse_instances(text: str | None) -> set[int] | None:
+    """``--instances``: numbers and ranges such as ``0,2-4``; None means every instance."""
+    if text is None:
+        return None
+    out: set[int] = set()
+    for part in text.split(","):
+        m = re.fullmatch(r"\s*([0-9]+)\s*(?:-\s*([0-9]+)\s*)?", part)
+        if not m:
+            raise DelveError(f"--instances {text!r}: use numbers and ranges like 0,2-4")
+        lo = int(m.group(1))
+        hi = lo if m.group(2) is None else int(m.group(2))
+        if hi < lo:
+            raise DelveError(f"--instances {text!r}: the range {part.strip()} is empty")
+        if hi > MAX_INSTANCE:
+            raise DelveError(f"--instances {text!r}: no task has an instance {hi}")
+        out.update(range(lo, hi + 1))
+    return out

@@ -10,13 +10,13 @@ carries its own hand-made Random-order, which runs accept but ``delve gen`` cann
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from ..data.spec import DatasetSpec, dataset_names, dataset_spec
 from ..errors import DelveError, suggest
+from ..specfile import Fields, read_yaml
 from ..workspace import Workspace, yaml_files
 
 DESIGNS = {"hierarchical": "hierarchical", "common": "2-way"}
@@ -55,71 +55,101 @@ class PrototaskSpec:
         return f"{self.dataset}/{self.name}"
 
 
-def _columns(value, ds: DatasetSpec, key: str, path: Path) -> tuple[int, ...]:
+#: the keys a prototask spec may have
+KEYS = (
+    "description",
+    "inputs",
+    "targets",
+    "cases",
+    "order",
+    "test-set-size",
+    "training-set-sizes",
+    "maximum-number-of-instances",
+    "test-set-selection",
+    "seed",
+)
+_RANGE = re.compile(r"^([0-9]+)-([0-9]+)$")
+
+
+def _columns(f: Fields, ds: DatasetSpec, key: str) -> tuple[int, ...]:
+    """0-based columns from 1-based numbers, ranges (``1-8``) or attribute names."""
+    value = f.raw.get(key)
+    if isinstance(value, bool) or not isinstance(value, str | int | list):
+        raise f.error(key, f"expected attribute numbers, ranges or names, got {value!r}")
     items = value if isinstance(value, list) else str(value).replace(",", " ").split()
     cols: list[int] = []
     for item in items:
-        s = str(item)
-        if "-" in s and all(p.isdigit() for p in s.split("-", 1)):
-            lo, hi = (int(p) for p in s.split("-", 1))
-            cols += [ds.attribute_index(i) for i in range(lo, hi + 1)]
-        else:
-            cols.append(ds.attribute_index(s))
+        if isinstance(item, bool) or not isinstance(item, str | int):
+            raise f.error(key, f"{item!r} is not an attribute number, range or name")
+        m = _RANGE.match(str(item))
+        refs: list[int | str] = [item]
+        if m:
+            lo, hi = int(m.group(1)), int(m.group(2))
+            if not 1 <= lo <= hi <= len(ds.attributes):
+                raise f.error(key, f"range {item} is not within 1-{len(ds.attributes)}")
+            refs = list(range(lo, hi + 1))
+        try:
+            cols += [ds.attribute_index(r) for r in refs]
+        except DelveError as e:
+            raise f.error(key, str(e)) from None
     if not cols:
-        raise DelveError(f"{path}: {key} is empty")
+        raise f.error(key, "is empty")
+    if len(set(cols)) != len(cols):
+        dup = next(c for c in cols if cols.count(c) > 1)
+        raise f.error(key, f"lists attribute {ds.attributes[dup].name} twice")
     return tuple(cols)
 
 
 _PARSED: dict[tuple, PrototaskSpec] = {}
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _parse(ws: Workspace, dataset: str, path: Path) -> PrototaskSpec:
     """Parse a prototask YAML; cached per file version (every job looks its task up)."""
     ds = dataset_spec(ws, dataset)
-    key = (path, path.stat().st_mtime_ns, ds.path, ds.path.stat().st_mtime_ns if ds.path else 0)
+    try:
+        key = (path, path.stat().st_mtime_ns, ds.path, ds.path.stat().st_mtime_ns if ds.path else 0)
+    except OSError as e:
+        raise DelveError(f"{path}: cannot read ({e.strerror or e})") from None
     if key not in _PARSED:
         _PARSED[key] = _parse_file(ws, dataset, path)
     return _PARSED[key]
 
 
 def _parse_file(ws: Workspace, dataset: str, path: Path) -> PrototaskSpec:
-    try:
-        raw = yaml.load(path.read_text(), Loader=_LOADER) or {}
-    except yaml.YAMLError as e:
-        raise DelveError(f"{path}: not valid YAML ({str(e).splitlines()[0]})") from None
-    required = [
-        "inputs",
-        "targets",
-        "test-set-size",
-        "training-set-sizes",
-        "maximum-number-of-instances",
-        "test-set-selection",
-    ]
-    missing = [k for k in required if k not in raw]
-    if missing:
-        raise DelveError(f"{path}: missing keys {', '.join(missing)}")
+    f = Fields(path, read_yaml(path), allowed=KEYS)
+    for k in ("inputs", "targets"):
+        if k not in f:
+            raise f.error(k, "missing (required)")
     ds = dataset_spec(ws, dataset)
-    sel = str(raw["test-set-selection"])
-    if sel not in DESIGNS:
-        raise DelveError(f"{path}: test-set-selection must be hierarchical or common, not {sel!r}")
-    targets = _columns(raw["targets"], ds, "targets", path)
+    sel = f.choice("test-set-selection", list(DESIGNS))
+    inputs = _columns(f, ds, "inputs")
+    targets = _columns(f, ds, "targets")
     if len(targets) != 1:
-        raise DelveError(f"{path}: exactly one target is supported, got {len(targets)}")
+        raise f.error("targets", f"exactly one target is supported, got {len(targets)}")
+    both = sorted(set(inputs) & set(targets))
+    if both:
+        raise f.error(
+            "targets",
+            f"attribute {ds.attributes[both[0]].name} is also an input; a task "
+            "must not see its target",
+        )
+    sizes = f.wholes("training-set-sizes", minimum=1, maximum=ds.cases)
+    if len(set(sizes)) != len(sizes):
+        raise f.error("training-set-sizes", "lists a size twice")
     return PrototaskSpec(
         dataset=dataset,
         name=path.stem,
-        inputs=_columns(raw["inputs"], ds, "inputs", path),
+        inputs=inputs,
         targets=targets,
-        cases=str(raw.get("cases", "all")),
-        order=str(raw.get("order", "Random-order")),
-        test_set_size=int(raw["test-set-size"]),
-        training_set_sizes=tuple(sorted(int(n) for n in raw["training-set-sizes"])),
-        max_instances=int(raw["maximum-number-of-instances"]),
+        cases=f.choice("cases", ["all", "no missing"], "all"),
+        order=f.choice("order", ["Random-order", "retain"], "Random-order"),
+        test_set_size=f.whole("test-set-size", minimum=1, maximum=ds.cases),
+        training_set_sizes=tuple(sorted(sizes)),
+        max_instances=f.whole("maximum-number-of-instances", minimum=1, maximum=ds.cases),
         test_set_selection=sel,
-        seed=None if raw.get("seed") is None else int(raw["seed"]),
+        seed=f.whole("seed", minimum=0, maximum=2**63 - 1) if "seed" in f else None,
         path=path,
-        description=str(raw.get("description", "")).strip(),
+        description=(f.text("description", "") or "").strip(),
     )
 
 

@@ -183,7 +183,7 @@ def test_malformed_data_gives_file_and_line(tmp_path, ws, monkeypatch):
     (tmp_path / "datasets" / "boston.yaml").write_text(yaml.safe_dump(spec))
     for bad, needle in (
         ("0.1 0.2\n", "line 7: 2 values, expected 14"),
-        (lines[6].replace("0.0", "abc", 1), "line 7: attribute"),
+        (lines[6].replace("0.0", "abc", 1), r"line 7, column 1 \(CRIM\): 'abc"),
     ):
         (data / "boston.data").write_text("".join(lines[:6] + [bad] + lines[7:]))
         monkeypatch.setenv("DELVE_DATA_PATH", str(data))

@@ -115,6 +115,7 @@ def test_y_axis_log_over_decades_and_arrows_for_outliers():
 # ---- tables against delve stats / delve compare ------------------------------------
 
 
+@pytest.mark.slow  # runs `delve` in subprocesses
 @pytest.mark.parametrize("loss", ["S", "L"])
 def test_tables_match_delve_stats_and_compare(reported, comparisons, loss):
     root, _ = reported
@@ -158,6 +159,7 @@ def test_tables_match_delve_stats_and_compare(reported, comparisons, loss):
         assert ranks[better] == 1.0 and sorted(ranks.values()) == [1.0, 2.0]
 
 
+@pytest.mark.slow  # runs `delve` in subprocesses
 def test_summary_ranks_and_wins_across_prototasks(reported, comparisons):
     root, _ = reported
     tables = root / "results" / "tables"
@@ -205,6 +207,7 @@ def _svg_digits(path: Path) -> dict[tuple[int, int, int], str]:
     }
 
 
+@pytest.mark.slow  # runs `delve` in subprocesses
 @pytest.mark.parametrize("loss", ["S", "L"])
 def test_diagrams_are_real_images_whose_p_matrix_matches_the_statistics(
     reported, comparisons, loss
@@ -239,6 +242,7 @@ def test_diagrams_are_real_images_whose_p_matrix_matches_the_statistics(
     assert shown >= 1  # at least one digit was actually checked
 
 
+@pytest.mark.slow  # runs `delve` in subprocesses
 def test_report_is_byte_identical_when_regenerated(reported, tmp_path):
     root, _ = reported
     res = root / "results"
@@ -251,6 +255,7 @@ def test_report_is_byte_identical_when_regenerated(reported, tmp_path):
         assert (tmp_path / "elsewhere" / p.relative_to(res)).read_bytes() == before[p], p
 
 
+@pytest.mark.slow  # runs `delve` in subprocesses
 def test_index_html_links_every_file_and_needs_no_network(reported):
     root, r = reported
     res = root / "results"
@@ -270,6 +275,7 @@ def test_index_html_links_every_file_and_needs_no_network(reported):
 # ---- partial results and methods without a loss ------------------------------------
 
 
+@pytest.mark.slow  # runs `delve` in subprocesses
 def test_partial_results_are_reported_and_compared_on_shared_instances(ran, tmp_path):
     ws = copy_ws(ran, tmp_path / "partial")
     (ws / "results/knn-cv-1/kin-8nm/dist/std.128/7/meta.json").unlink()
@@ -293,6 +299,7 @@ def test_partial_results_are_reported_and_compared_on_shared_instances(ran, tmp_
     assert float(knn["diff_vs_lin-1"]) == pytest.approx(c["standardized"]["mean"], rel=1e-12)
 
 
+@pytest.mark.slow  # runs `delve` in subprocesses
 def test_a_method_without_the_loss_gets_the_empty_set_mark(ran, tmp_path):
     ws = copy_ws(ran, tmp_path / "ridge")
     (ws / "methods").mkdir()
@@ -319,6 +326,7 @@ def test_a_method_without_the_loss_gets_the_empty_set_mark(ran, tmp_path):
     assert ranks["ridge-sk"]["average_rank"] == "" and ranks["lin-1"]["tasks_ranked"] == "2"
 
 
+@pytest.mark.slow  # runs `delve` in subprocesses
 def test_user_errors_are_one_line(ran, tmp_path):
     r = delve(ran, "report", "--methods", "lin-2", check=False)
     out = (r.stderr + r.stdout).strip()

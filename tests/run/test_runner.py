@@ -89,6 +89,7 @@ def test_hung_and_crashing_jobs_are_killed_and_recorded(delve, tmp_path):
     assert not list((tmp_path / "results").rglob(".*.lock"))
 
 
+@pytest.mark.slow
 def test_a_computing_job_is_stopped_by_the_kernel_at_its_cpu_limit(tmp_path, monkeypatch):
     from delve_bench.run import isolate
     from delve_bench.run.job import Job, Limits, RunOptions, execute

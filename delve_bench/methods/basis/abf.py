@@ -126,15 +126,15 @@ def fit_abf(
     th = res.x
     L, _, mu, Sigma = log_ml_and_grad(th, X, t, want_post=True)
     return AbfFit(
-        np.exp(th[2:]),
-        float(np.exp(th[0])),
-        float(np.exp(th[1])),
-        float(L),
-        res.iterations,
-        res.evals,
-        X,
-        mu,
-        Sigma,
+        widths=np.exp(th[2:]),
+        alpha=float(np.exp(th[0])),
+        beta=float(np.exp(th[1])),
+        log_ml=float(L),
+        iterations=res.iterations,
+        evaluations=res.evals,
+        X=X,
+        mu=mu,
+        Sigma=Sigma,
     )
 
 

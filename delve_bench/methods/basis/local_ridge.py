@@ -158,7 +158,13 @@ class LocalRidge:
         yP2h = yj - Hth @ uy - Hty @ uh + uy @ G @ uh  # y^T P_j^2 h
         alpha = self.p - float(np.sum(self.Ainv * G))
         return _Coeffs(
-            max(a, 0.0), yP2h * yPh, max(beta, 0.0) * yPh**2, alpha, max(beta, 0.0), d, uh
+            a=max(a, 0.0),
+            b=yP2h * yPh,
+            c=max(beta, 0.0) * yPh**2,
+            alpha=alpha,
+            beta=max(beta, 0.0),
+            d=d,
+            u=uh,
         )
 
     def _add(self, j: int, lam: float, co: _Coeffs) -> None:
@@ -203,12 +209,14 @@ def starting_model(
     :class:`.orthogonal.OrthogonalSelection`, inf elsewhere."""
     if init == "ridge":
         fit = global_ridge(F, y, "gcv")
-        return Start(list(range(F.shape[1])), np.full(F.shape[1], fit.lam), fit.value)
+        return Start(
+            active=list(range(F.shape[1])), lam=np.full(F.shape[1], fit.lam), gcv=fit.value
+        )
     if init == "ols":
         sel = OrthogonalSelection(F, y, lam=0.0, criterion="gcv")
         stopper = OrrStop(wait, thresh)
         m = run_selection(sel, stopper, min(500, F.shape[1], len(y) - 1))
-        return Start([int(j) for j in sel.sel[:m]], np.zeros(m), stopper.best)
+        return Start(active=[int(j) for j in sel.sel[:m]], lam=np.zeros(m), gcv=stopper.best)
     raise ValueError(f"init must be 'ridge' or 'ols', not {init!r}")
 
 
@@ -236,12 +244,12 @@ def local_ridge(
             break
     I = list(lr.active)
     return LocalRidgeFit(
-        np.asarray(I, int),
-        lr.lam[I],
-        lr.weights(),
-        history[-1],
-        lr.p - lr.trace_P(),
-        sweeps,
-        history,
-        list(start.active),
+        active=np.asarray(I, int),
+        lam=lr.lam[I],
+        weights=lr.weights(),
+        gcv=history[-1],
+        gamma=lr.p - lr.trace_P(),
+        sweeps=sweeps,
+        history=history,
+        initial=list(start.active),
     )

@@ -25,6 +25,7 @@ that produced them. A selected term with ``g_i = 0`` keeps its lambda.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -43,12 +44,20 @@ class LrolsFit:
     history: list[tuple[int, float]] = field(default_factory=list)  # (m, LOO MSE) per run
 
 
-def ofr_loo(F: np.ndarray, y: np.ndarray, lam: np.ndarray, max_terms: int):
+class OfrRun(NamedTuple):
+    """One OFR-LOO selection run."""
+
+    sel: OrthogonalSelection  # the selection engine after the run
+    m: int  # terms kept (the LOO minimum)
+    loo_mse: float  # the LOO MSE there
+
+
+def ofr_loo(F: np.ndarray, y: np.ndarray, lam: np.ndarray, max_terms: int) -> OfrRun:
     """One OFR-LOO run: LOO score, stop at the first LOO MSE increase (wait = 1)."""
     sel = OrthogonalSelection(F, y, lam=lam, score="loo", criterion="loo")
     stopper = OrrStop(wait=1, thresh=np.inf)
     m = run_selection(sel, stopper, max_terms)
-    return sel, m, stopper.best
+    return OfrRun(sel=sel, m=m, loo_mse=stopper.best)
 
 
 def evidence_update(sel: OrthogonalSelection, m: int) -> np.ndarray:
@@ -97,4 +106,6 @@ def lrols_loo(
         prev = subset
         lam = lam.copy()
         lam[list(subset)] = new
-    return LrolsFit(sel, m, lam, loo, outer, converged, history)
+    return LrolsFit(
+        sel=sel, m=m, lam=lam, loo_mse=loo, outer=outer, converged=converged, history=history
+    )

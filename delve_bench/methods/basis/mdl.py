@@ -74,5 +74,13 @@ def mdl_curve(
         B = rbf_design(X, X, np.sqrt(2.0) * rho, bias=True)
         st = (plain_rvm(B, t) if plain else fast_rvm(B, t)).state
         st.recompute()
-        out.append(MdlPoint(rho, st.M, mdl_w(st, k0, delta_w), mdl_alpha(st, k0, delta_alpha), st))
+        out.append(
+            MdlPoint(
+                rho=rho,
+                n_rv=st.M,
+                mdl_w=mdl_w(st, k0, delta_w),
+                mdl_alpha=mdl_alpha(st, k0, delta_alpha),
+                state=st,
+            )
+        )
     return out

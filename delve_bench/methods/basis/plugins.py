@@ -10,6 +10,8 @@ The Bayesian methods (ABF, RVM, SSGE) serve S, A and L; the others S and A.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..base import FitContext, Gaussian, Method, Prediction
@@ -219,6 +221,15 @@ def orr_radii(Xs: np.ndarray) -> np.ndarray:
     return np.where(r > 0, r, 1.0)
 
 
+class _Selected(NamedTuple):
+    """One forward selection at one radius scale."""
+
+    sel: OrthogonalSelection
+    m: int  # terms kept
+    value: float  # the stopping criterion there
+    lam: float  # the global ridge parameter used by the weights
+
+
 class OrrForward(_BasisMethod):
     """ols-gcv-1 / rols-1: forward selection with MGS (A.10, A.12); optional global
     lambda re-estimated one step per selection; Orr's wait/thresh stop on a GCV-like
@@ -238,27 +249,30 @@ class OrrForward(_BasisMethod):
         self.criterion, self.score, self.lam, self.reest = criterion, score, lam, reest
         self.wait, self.thresh, self.scales, self.max_terms = wait, thresh, scales, max_terms
 
-    def _select(self, F, t):
+    def _select(self, F, t) -> _Selected:
         sel = OrthogonalSelection(
             F, t, lam=self.lam, score=self.score, criterion=self.criterion, reest=self.reest
         )
         stopper = OrrStop(self.wait, self.thresh)
         m = run_selection(sel, stopper, min(self.max_terms, F.shape[1]))
         lam = sel.lam_history[m - 1] if (self.reest and m) else self.lam
-        return sel, m, stopper.best, lam
+        return _Selected(sel=sel, m=m, value=stopper.best, lam=lam)
 
     def fit(self, X, y, ctx):
         Xs, t = self._prepare(X, y)
         base = orr_radii(Xs)
-        best = None
+        best: tuple[float, _Selected] | None = None
         for s in self.scales:
-            widths = s * base
-            sel, m, value, lam = self._select(rbf_design(Xs, Xs, widths), t)
-            if best is None or value < best[3]:
-                best = (widths, sel, m, value, lam, s)
-        widths, sel, m, value, lam, s = best
-        self._set_linear(Xs[sel.sel[:m]], widths, sel.weights(m, lam))
-        ctx.info.update(n_basis=m, scale=s, widths=widths, criterion_value=value, **{"lambda": lam})
+            r = self._select(rbf_design(Xs, Xs, s * base), t)
+            if best is None or r.value < best[1].value:
+                best = (s, r)
+        assert best is not None, "no radius scales"
+        s, r = best
+        widths = s * base
+        self._set_linear(Xs[r.sel.sel[: r.m]], widths, r.sel.weights(r.m, r.lam))
+        ctx.info.update(
+            n_basis=r.m, scale=s, widths=widths, criterion_value=r.value, **{"lambda": r.lam}
+        )
 
 
 class OrrRidge(_BasisMethod):

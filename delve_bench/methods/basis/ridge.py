@@ -13,6 +13,7 @@ lowest final criterion is kept (the ``lambdas`` option of rbf_rr_2).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -57,10 +58,18 @@ class _Spectrum:
         return self.Vt.T @ (self.s * self.uy / (self.s**2 + lam))
 
 
+class Reestimated(NamedTuple):
+    """Where one run of the re-estimation formula ended."""
+
+    lam: float
+    value: float  # the criterion at lam
+    steps: int
+
+
 def reestimate_lambda(
     spec: _Spectrum, criterion: str, lam0: float, thresh: float = 1e4, hard: int = 100
-) -> tuple[float, float, int]:
-    """Iterate the re-estimation formula from ``lam0``; returns (lam, criterion, steps)."""
+) -> Reestimated:
+    """Iterate the re-estimation formula from ``lam0``."""
     lam, err = lam0, spec.value(lam0, criterion)
     history = [lam]
     it = 0
@@ -78,7 +87,7 @@ def reestimate_lambda(
         history.append(lam)
         if done:
             break
-    return lam, err, it
+    return Reestimated(lam=lam, value=err, steps=it)
 
 
 def global_ridge(
@@ -90,13 +99,17 @@ def global_ridge(
 ) -> RidgeFit:
     """Global ridge with lambda re-estimated from each start; lowest final criterion."""
     spec = _Spectrum(H, y)
-    best = None
+    best: Reestimated | None = None
     for lam0 in starts:
-        lam, err, it = reestimate_lambda(
-            spec, criterion, lam0, thresh, hard=1000 if thresh > 1e4 else 100
-        )
-        if best is None or err < best[1]:
-            best = (lam, err, it)
-    lam, err, it = best
-    _, gamma, _, _ = spec.parts(lam)
-    return RidgeFit(lam, err, gamma, spec.weights(lam), it)
+        r = reestimate_lambda(spec, criterion, lam0, thresh, hard=1000 if thresh > 1e4 else 100)
+        if best is None or r.value < best.value:
+            best = r
+    assert best is not None, "no starting values"
+    _, gamma, _, _ = spec.parts(best.lam)
+    return RidgeFit(
+        lam=best.lam,
+        value=best.value,
+        gamma=gamma,
+        weights=spec.weights(best.lam),
+        iterations=best.steps,
+    )

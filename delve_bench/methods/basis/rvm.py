@@ -66,7 +66,7 @@ def fast_rvm(
     alpha0 = norm2 / max(proj2 - 1.0 / beta, 1e-12 * proj2)
     st.idx, st.alpha = [i0], np.array([alpha0])
     st.recompute()
-    res = RvmResult(st, 0)
+    res = RvmResult(state=st, iterations=0)
     norms = np.sqrt(st.diagK)
     aligned = np.zeros(st.P, bool)
 
@@ -171,7 +171,7 @@ def plain_rvm(
     st.idx = list(range(P))
     st.alpha = np.full(P, (1.0 / N) ** 2)
     st.recompute()
-    res = RvmResult(st, 0)
+    res = RvmResult(state=st, iterations=0)
     it = 0
     while it < max_iterations and not (stop is not None and stop(it)):
         g = np.clip(1.0 - st.alpha * np.diag(st.Sigma), 1e-12, 1.0)  # round-off guard

@@ -130,7 +130,9 @@ class EvidenceSearch:
         return changed
 
     def record(self) -> None:
-        rec = Record(tuple(self.st.idx), self.alpha, self.st.beta, self.log_ev)
+        rec = Record(
+            idx=tuple(self.st.idx), alpha=self.alpha, beta=self.st.beta, log_ev=self.log_ev
+        )
         if self.best is None or rec.log_ev > self.best.log_ev:
             self.best = rec
         old = self.best_by_size.get(self.st.M)
@@ -230,7 +232,9 @@ class EvidenceSearch:
         st.idx, st.alpha, st.beta = list(rec.idx), np.full(len(rec.idx), rec.alpha), rec.beta
         st.recompute()
         sizes = {m: r.log_ev for m, r in sorted(self.best_by_size.items())}
-        return SsgeResult(st, rec.log_ev, self.adds, self.removes, sizes)
+        return SsgeResult(
+            state=st, log_ev=rec.log_ev, adds=self.adds, removes=self.removes, best_by_size=sizes
+        )
 
 
 # ------------------------------------------------------------------------------ strategies
@@ -283,7 +287,12 @@ def oscil(search: EvidenceSearch, c: int = 5) -> SsgeResult:
         while search.st.M < m0 and search.add_best() is not None:
             pass
         if search.st.M == m0 and search.log_ev > current.log_ev:
-            current = Record(tuple(search.st.idx), search.alpha, search.st.beta, search.log_ev)
+            current = Record(
+                idx=tuple(search.st.idx),
+                alpha=search.alpha,
+                beta=search.st.beta,
+                log_ev=search.log_ev,
+            )
             s = 1
             continue
         counts = (search.adds, search.removes)

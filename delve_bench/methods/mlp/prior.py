@@ -194,13 +194,13 @@ class Hypers:
 
     def copy(self) -> Hypers:
         return Hypers(
-            self.noise.copy(),
-            self.bh,
-            self.ho,
-            self.ih.copy(),
-            self.ih_top,
-            self.io.copy(),
-            self.io_top,
+            noise=self.noise.copy(),
+            bh=self.bh,
+            ho=self.ho,
+            ih=self.ih.copy(),
+            ih_top=self.ih_top,
+            io=self.io.copy(),
+            io_top=self.io_top,
         )
 
     def as_vector(self) -> np.ndarray:

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy import integrate, stats
+from scipy import integrate
+from support import fit_method
 from threadpoolctl import threadpool_limits
 
-from delve_bench.methods.base import Budget, FitContext
+from delve_bench.methods.base import Budget
 from delve_bench.methods.gp import GpMap, GpMc, GPObjective, Hyper, Posterior
 from delve_bench.methods.gp.mc import select_records, widen
 from delve_bench.methods.gp.model import initial_theta, neg_log_prior
-from delve_bench.numerics.mixture import mixture_median, sampled_median
 
 
 @pytest.fixture(autouse=True)
@@ -140,27 +140,10 @@ def test_widening_heuristic():
     np.testing.assert_array_equal(one, [[0.5]])
 
 
-def test_mixture_median():
-    rng = np.random.default_rng(0)
-    means, vars = rng.standard_normal((5, 26)), rng.uniform(0.1, 2, (5, 26))
-    med = mixture_median(means, vars)
-    cdf = stats.norm.cdf((med[:, None] - means) / np.sqrt(vars)).mean(1)
-    np.testing.assert_allclose(cdf, 0.5, atol=1e-12)
-    approx = sampled_median(means, vars, rng, draws=2000)
-    np.testing.assert_allclose(approx, med, atol=0.05)
-    assert sampled_median(means, vars, rng).shape == (5,)
-
-
-def fit(method, X, y, budget, seed=0):
-    ctx = FitContext(rng=np.random.default_rng(seed), budget=budget, kinds=["real"] * X.shape[1])
-    method.fit(X, y, ctx)
-    return ctx
-
-
 def test_gp_map_on_toy_data_finds_the_relevant_inputs():
     X, t, _ = toy(n=80, m=4)
     m = GpMap()
-    ctx = fit(m, X, t, Budget(mode="work", work=150))
+    ctx = fit_method(m, X, t, Budget(mode="work", work=150))
     assert ctx.info["evaluations"] <= 150
     ls = ctx.info["hyper"]["length_scales"]
     assert ls[0] < ls[2] and ls[0] < ls[3]  # input 0 is the non-linear one
@@ -168,14 +151,14 @@ def test_gp_map_on_toy_data_finds_the_relevant_inputs():
     np.testing.assert_array_equal(p.median, p.mean)
     assert np.all(np.isfinite(p.density.logpdf(t[:5])))
     # the CPU cap of cpu mode stops the run between line searches
-    ctx = fit(GpMap(), X, t, Budget(mode="cpu", cpu_seconds=0.0))
+    ctx = fit_method(GpMap(), X, t, Budget(mode="cpu", cpu_seconds=0.0))
     assert ctx.info["stop"] == "budget" and ctx.info["evaluations"] == 1
 
 
 def test_gp_mc_on_toy_data():
     X, t, _ = toy(n=40, m=2)
     m = GpMc(min_iterations=0)
-    ctx = fit(m, X, t, Budget(mode="work", work=1200))
+    ctx = fit_method(m, X, t, Budget(mode="work", work=1200))
     info = ctx.info
     assert info["iterations"] == m.iterations_for(40, 1200) == round(1200 * (64 / 40) ** 2)
     assert info["acceptance_rate"] > 0.9  # eps = 0.5/sqrt(n) gives low rejection rates
@@ -192,8 +175,8 @@ def test_gp_mc_on_toy_data():
 def test_work_mode_is_deterministic():
     X, t, _ = toy(n=30, m=2)
     a, b = GpMc(min_iterations=0), GpMc(min_iterations=0)
-    fit(a, X, t, Budget(mode="work", work=600), seed=5)
-    fit(b, X, t, Budget(mode="work", work=600), seed=5)
+    fit_method(a, X, t, Budget(mode="work", work=600), seed=5)
+    fit_method(b, X, t, Budget(mode="work", work=600), seed=5)
     np.testing.assert_array_equal(a.thetas, b.thetas)
 
 
@@ -225,6 +208,7 @@ def test_gp_map_1_runs_on_kin_8nm(tmp_path):
     assert np.isfinite(losses["L"]).all() and (losses["A"] >= 0).all()
 
 
+@pytest.mark.slow
 def test_gp_mc_1_runs_on_pumadyn_8nm(tmp_path):
     meta, losses, preds = run_method(tmp_path, "gp-mc-1", "pumadyn-8nm/std.64")
     info = meta["info"]

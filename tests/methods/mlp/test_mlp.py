@@ -10,15 +10,13 @@ import math
 import numpy as np
 import pytest
 from scipy import integrate, special
-from scipy.optimize import brentq
-from scipy.stats import norm
+from support import fit_method
 
-from delve_bench.methods.base import Budget, FitContext
+from delve_bench.methods.base import Budget
 from delve_bench.methods.mlp import network as mlp
 from delve_bench.methods.mlp import prior as mlp_prior
 from delve_bench.methods.mlp.ese import MlpEse1
 from delve_bench.methods.mlp.mc import MlpMc1, _Store, posterior_energy, select_states
-from delve_bench.numerics.mixture import mixture_median
 
 # -- architecture and initialisation -----------------------------------------------------
 
@@ -147,6 +145,7 @@ def test_gamma_conditional_matches_its_closed_form_moments():
     assert t.var() == pytest.approx(12.75 / 0.1525**2, rel=0.04)
 
 
+@pytest.mark.slow
 def test_top_level_sampler_matches_the_grid_normalised_density():
     rng = np.random.default_rng(1)
     taus = np.array([30.0, 2.0, 500.0, 7.0])
@@ -175,6 +174,7 @@ def test_top_level_sampler_matches_the_grid_normalised_density():
     assert s.mean() == pytest.approx(mean, rel=0.1)
 
 
+@pytest.mark.slow
 def test_gibbs_sweep_leaves_the_prior_invariant():
     """Spec §12.4: a ``sample_sigmas`` sweep started from an exact draw of the prior
     (hyperparameters, then weights) must again give draws of the prior. Independent
@@ -235,17 +235,6 @@ def test_step_scales_follow_neals_heuristic():
 # -- mixtures and sample selection ---------------------------------------------------------
 
 
-def test_mixture_median_is_exact():
-    rng = np.random.default_rng(3)
-    means = rng.standard_normal((6, 5)) * 2
-    sds = np.exp(rng.standard_normal(5))
-    med = mixture_median(means, sds**2)
-    for j in range(6):
-        f = lambda t, j=j: norm.cdf((t - means[j]) / sds).mean() - 0.5  # noqa: E731
-        assert med[j] == pytest.approx(brentq(f, -50, 50, xtol=1e-14), abs=1e-10)
-    np.testing.assert_allclose(mixture_median(means[:, :1], 0.09), means[:, 0], atol=1e-12)
-
-
 def test_thinned_store_keeps_evenly_spaced_states_and_selection_skips_the_first_third():
     st = _Store(keep=10)
 
@@ -265,25 +254,16 @@ def test_thinned_store_keeps_evenly_spaced_states_and_selection_skips_the_first_
 # -- the methods on real data ----------------------------------------------------------------
 
 
-def _instance(task="kin-8nm/std.64", i=0):
-    from delve_bench.run import load_instance
-    from delve_bench.workspace import Workspace
-
-    e = load_instance(Workspace.from_env(), task, i)
+def _instance(instance, task="kin-8nm/std.64", i=0):
+    e = instance(task, i)
     return e.X_train, e.y_train, e.X_test, e.y_test_encoded
 
 
-def _fit(method, X, y, budget, seed=0):
-    ctx = FitContext(np.random.default_rng(seed), budget, ["real"] * X.shape[1])
-    method.fit(X, y, ctx)
-    return ctx
-
-
-def test_mlp_ese_1_follows_the_ensemble_rules_on_kin():
-    X, y, Xt, yt = _instance()
+def test_mlp_ese_1_follows_the_ensemble_rules_on_kin(instance):
+    X, y, Xt, yt = _instance(instance)
     total = 4000
     m = MlpEse1()
-    info = _fit(m, X, y, Budget(mode="work", work=total)).info
+    info = fit_method(m, X, y, Budget(mode="work", work=total)).info
     assert info["hidden_units"] == mlp.ese_hidden_units(64, 8) == 4  # Nt = 43
     assert info["n_validation"] == 21
     k = info["ensemble_size"]
@@ -299,23 +279,23 @@ def test_mlp_ese_1_follows_the_ensemble_rules_on_kin():
     assert pred.median is None and pred.density is None and "L" not in m.losses
     assert np.mean((pred.mean - yt) ** 2) < 0.7 * np.var(yt)
     again = MlpEse1()
-    _fit(again, X, y, Budget(mode="work", work=total))
+    fit_method(again, X, y, Budget(mode="work", work=total))
     np.testing.assert_array_equal(again.predict(Xt).mean, pred.mean)  # reproducible
 
 
-def test_mlp_ese_1_validation_picks_the_earliest_best_weights():
-    X, y, _, _ = _instance()
+def test_mlp_ese_1_validation_picks_the_earliest_best_weights(instance):
+    X, y, _, _ = _instance(instance)
     m = MlpEse1(max_ensemble=3, min_iteration=10)
-    info = _fit(m, X, y, Budget(mode="work", work=600), seed=4).info
+    info = fit_method(m, X, y, Budget(mode="work", work=600), seed=4).info
     # the stored member is the best-validation state, not the last one
     assert all(b <= it for b, it in zip(info["best_iteration"], info["iterations"], strict=True))
     assert info["ensemble_size"] == 3 and info["nets_trained"] == 3
 
 
-def test_mlp_mc_1_samples_well_and_predicts_a_mixture_on_kin():
-    X, y, Xt, yt = _instance()
+def test_mlp_mc_1_samples_well_and_predicts_a_mixture_on_kin(instance):
+    X, y, Xt, yt = _instance(instance)
     m = MlpMc1()
-    info = _fit(m, X, y, Budget(mode="work", work=160), seed=1).info
+    info = fit_method(m, X, y, Budget(mode="work", work=160), seed=1).info
     assert info["hidden_units"] == 6 and info["iterations"] == 150
     assert info["init_acceptance_rate"] >= 0.8
     assert info["acceptance_rate"] >= 0.9  # the thesis: rejection rate below ~5 %
@@ -339,11 +319,12 @@ def test_mlp_mc_1_ard_switches_off_an_irrelevant_input():
     X = rng.standard_normal((100, 3))
     y = np.sin(1.5 * X[:, 0]) + 0.5 * X[:, 1] + 0.05 * rng.standard_normal(100)  # x3 unused
     m = MlpMc1()
-    info = _fit(m, X, y, Budget(mode="work", work=300), seed=2).info
+    info = fit_method(m, X, y, Budget(mode="work", work=300), seed=2).info
     ih = info["ard_input_hidden"]
     assert ih[2] < 0.3 * ih[0]
 
 
+@pytest.mark.slow
 def test_delve_run_end_to_end(tmp_path):
     from click.testing import CliRunner
 

@@ -1,0 +1,200 @@
+"""Is the study big enough? Power and sample-size advice for a paired comparison of two
+methods on a task (``delve power``; the hint of ``delve compare``).
+
+The variance components of the difference A - B are estimated from the stored losses
+(eqs. 2.7 / 2.23, truncated at 0) and taken as true; :mod:`.power` does the rest. All
+differences are in the standardised units of ``delve compare``'s "Standardized" column
+(S: a fraction of the test targets' variance; A: of their mean absolute deviation; L:
+nats, as raw). The case pool is the prototask's cases: disjoint training sets and their
+test cases must fit in it.
+
+Caveats, said in the output: the components come from I instances (sigma_a with I - 1
+d.o.f.), so the advice is rough; and power at the *observed* difference is a restatement
+of p (p = 0.05 gives about 50 %), so ask for the power at a difference that matters
+(``--delta``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from ..errors import DelveError
+from ..tasks.instances import kept_cases
+from ..tasks.names import TaskRef
+from ..workspace import Workspace
+from .power import Design, VarianceComponents, power, sample_size
+from .summary import paired_losses
+from .tests import compare_test
+
+TARGET = 0.8
+ALPHA = 0.05
+
+
+def components_of(c: dict) -> VarianceComponents:
+    """Standardised variance components of a ``delve compare`` result dict."""
+    s = c["standardized"]
+    return VarianceComponents(
+        c["design"], s["sd_train"] ** 2, s["sd_test"] ** 2, (s.get("sd_cases") or 0.0) ** 2
+    )
+
+
+def observed_power(c: dict, alpha: float = ALPHA) -> float:
+    """Power of the comparison's own design at its observed (standardised) difference."""
+    return power(components_of(c), c["standardized"]["mean"], c["instances"], c["test_size"], alpha)
+
+
+def compare_hint(c: dict, alpha: float = ALPHA) -> str | None:
+    """One line for ``delve compare`` when p > alpha and the design had less than even
+    odds of detecting the observed difference: not significant need not mean equal."""
+    p = c.get("p")
+    if p is None or c["p_text"].startswith("<") or p <= alpha:
+        return None
+    pw = observed_power(c, alpha)
+    if pw >= 0.5:
+        return None
+    from .power import detectable_difference
+
+    mdd = detectable_difference(components_of(c), c["instances"], c["test_size"], alpha, TARGET)
+    need = f" (80 % needs {mdd:.3g})" if mdd is not None else ""
+    return (
+        f"hint: not significant, but the design had only {100 * pw:.0f} % power at the "
+        f"observed difference{need}; see `delve power {c['method_a']} {c['method_b']} "
+        f"{c['task']}`"
+    )
+
+
+@dataclass(frozen=True)
+class PowerAnalysis:
+    """``delve power A B TASK``: power of the current design and what 80 % would need."""
+
+    method_a: str
+    method_b: str
+    task: str
+    loss: str
+    design: str
+    test: str
+    alpha: float
+    target: float
+    instances: int
+    test_cases: int  # per instance (hierarchical) or in the common test set (2-way)
+    train_size: int
+    pool_cases: int  # cases of the prototask
+    test_pool: int  # cases DELVE's split reserves for testing
+    max_instances: int  # disjoint training sets the current split's training pool holds
+    difference: float  # observed, standardised
+    p: float | None
+    p_text: str
+    delta: float  # the difference to detect, standardised
+    delta_source: str  # 'observed' | 'given' | 'relative'
+    sd_train: float
+    sd_test: float
+    sd_cases: float | None
+    power: float
+    detectable: float | None
+    more_instances: Design | None
+    more_test_cases: Design | None
+    cheapest: Design | None
+    min_instances: int
+    notes: tuple[str, ...]
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def parse_delta(text: str | None) -> tuple[float | None, bool]:
+    """``--delta``: a standardised difference, or ``N%`` of method B's expected loss."""
+    if text is None:
+        return None, False
+    t = text.strip()
+    relative = t.endswith("%")
+    try:
+        value = float(t[:-1] if relative else t)
+    except ValueError:
+        raise DelveError(
+            f"--delta must be a number or a percentage such as 10%, not {text!r}"
+        ) from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise DelveError(f"--delta must be a positive difference, not {text!r}")
+    return (value / 100 if relative else value), relative
+
+
+def power_analysis(
+    ws: Workspace,
+    method_a: str,
+    method_b: str,
+    ref: TaskRef,
+    loss: str = "S",
+    delta: str | None = None,
+    alpha: float = ALPHA,
+    target: float = TARGET,
+) -> PowerAnalysis:
+    """Power of the stored comparison A - B on ``ref`` and the designs for ``target``."""
+    pl = paired_losses(ws, method_a, method_b, ref, loss)
+    d = pl.difference()
+    test = compare_test(d)
+    st = pl.st
+    vc = VarianceComponents.from_anova(d).scaled(st.scale)
+    value, relative = parse_delta(delta)
+    observed = d.mean / st.scale
+    if value is None:
+        wanted, source = abs(observed), "observed"
+    elif relative:
+        if loss == "L":
+            raise DelveError(
+                "a relative --delta needs a loss on a ratio scale (S or A); give L in nats"
+            )
+        wanted, source = value * abs(float(pl.yb.mean())) / st.scale, "relative"
+    else:
+        wanted, source = value, "given"
+    layout = pl.layout
+    I, J, n = d.I, d.J, layout.size
+    pool = len(kept_cases(ws, layout.proto))
+    T = layout.proto.test_set_size
+    ss = sample_size(vc, wanted, I, J, n, pool, alpha, target)
+    notes = [
+        f"The variance components come from {I} instances (sigma_a with {I - 1} "
+        f"degree{'s' if I > 2 else ''} of freedom): treat the numbers as rough.",
+    ]
+    if source == "observed":
+        notes.append(
+            "Power at the observed difference restates p (p = 0.05 gives about 50 %); give "
+            "--delta for the smallest difference that matters to you."
+        )
+    if wanted == 0:
+        notes.append("The difference to detect is 0: no design has power above alpha.")
+    if d.design == "2-way" and I < 4:
+        notes.append(
+            "With fewer than 4 instances the quasi-F may only claim p < 0.05 and rejects a "
+            "true H0 too often (`delve selftest`); no advice proposes fewer than 4."
+        )
+    return PowerAnalysis(
+        method_a=method_a,
+        method_b=method_b,
+        task=ref.full_name,
+        loss=loss,
+        design=d.design,
+        test=test.test,
+        alpha=alpha,
+        target=target,
+        instances=I,
+        test_cases=J,
+        train_size=n,
+        pool_cases=pool,
+        test_pool=T,
+        max_instances=max(0, (pool - T) // n),
+        difference=observed,
+        p=test.p,
+        p_text=test.p_text.removeprefix("= "),
+        delta=wanted,
+        delta_source=source,
+        sd_train=d.sd_train / st.scale,
+        sd_test=d.sd_test / st.scale,
+        sd_cases=None if d.sd_cases is None else d.sd_cases / st.scale,
+        power=ss.current.power,
+        detectable=ss.detectable,
+        more_instances=ss.more_instances,
+        more_test_cases=ss.more_test_cases,
+        cheapest=ss.cheapest,
+        min_instances=ss.min_instances,
+        notes=tuple(notes),
+    )

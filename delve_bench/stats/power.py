@@ -1,0 +1,317 @@
+"""Power and sample size of DELVE's paired tests, from the variance components of the
+difference A - B (Rasmussen 1996 §2.4-2.5).
+
+Hierarchical design: the instance means of the difference are independent
+N(mu, sigma_a^2 + sigma_e^2 / J), so DELVE's t statistic is exactly noncentral t with
+I - 1 d.o.f. and noncentrality ``mu / SD(ybar)``, ``SD(ybar)^2 = sigma_a^2 / I +
+sigma_e^2 / (I J)``: its power is computed exactly.
+
+2-way design: the quasi-F has no closed-form power. In the balanced crossed
+random-effects model the grand mean and the three sums of squares are independent, with
+``ybar ~ N(mu, sigma_a^2/I + sigma_b^2/J + sigma_e^2/(IJ))``, ``SSa ~ (J sigma_a^2 +
+sigma_e^2) chi2_{I-1}``, ``SSb ~ (I sigma_b^2 + sigma_e^2) chi2_{J-1}``, ``SSe ~ sigma_e^2
+chi2_{(I-1)(J-1)}``. Drawing these four numbers per simulated study and applying the
+quasi-F (the same function ``delve compare`` uses) gives its power by simulation, with a
+fixed seed (deterministic) and common random numbers across designs (smooth in I, J).
+``DELVE's p < 0.05`` rule for fewer than 4 instances is applied: below alpha = 0.05 such a
+design can never reject.
+
+Sample sizes respect the data: a prototask has N cases; I disjoint training sets of n
+cases and their test cases must fit (hierarchical: I (n + J) <= N; 2-way: I n + J <= N).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import optimize
+from scipy import stats as sps
+
+from .anova import Anova
+from .tests import BOUND, BOUNDED_BELOW, quasi_f_p_value, t_p_value
+
+SIMULATIONS = 20_000  # quasi-F power: Monte Carlo SE <= 0.0036
+SEED = 20240601
+MAX_INSTANCES = 100_000
+MAX_TEST_CASES = 10**9
+
+
+@dataclass(frozen=True)
+class VarianceComponents:
+    """Variance components of the paired difference (in one unit, raw or standardised).
+
+    ``var_a``: training sets and stochastic training; ``var_e``: test cases, stochastic
+    prediction and interactions (hierarchical) or interactions and stochastic prediction
+    (2-way); ``var_b``: test cases (2-way only, else 0)."""
+
+    design: str
+    var_a: float
+    var_e: float
+    var_b: float = 0.0
+
+    @classmethod
+    def from_anova(cls, a: Anova) -> VarianceComponents:
+        """The DELVE estimates (eqs. 2.7 / 2.23, truncated at 0)."""
+        return cls(a.design, a.var_a, a.ms_e, a.var_b or 0.0)
+
+    def scaled(self, scale: float) -> VarianceComponents:
+        """The same components for the loss divided by ``scale``."""
+        s2 = scale * scale
+        return VarianceComponents(self.design, self.var_a / s2, self.var_e / s2, self.var_b / s2)
+
+    def var_mean(self, I: int, J: int) -> float:
+        """Variance of the estimated expected difference with I instances, J test cases
+        (eq. 2.4 / 2.20)."""
+        return self.var_a / I + self.var_b / J + self.var_e / (I * J)
+
+
+@dataclass(frozen=True)
+class Design:
+    """A design and its power: ``instances`` training sets, ``test_cases`` per instance
+    (hierarchical) or in the common test set (2-way), and the cases it uses."""
+
+    instances: int
+    test_cases: int
+    power: float
+    cases: int
+    fits: bool  # within the prototask's case pool
+
+
+def cases_used(design: str, I: int, J: int, n: int) -> int:
+    """Cases I training sets of n and their test cases use (disjoint, as DELVE needs)."""
+    return I * (n + J) if design == "hierarchical" else I * n + J
+
+
+class _Draws:
+    """Standard normal and chi-square draws for the 2-way power, reused across designs
+    of the same (I, J) so that powers are deterministic and comparable."""
+
+    def __init__(self, simulations: int, seed: int):
+        self.simulations, self.seed = simulations, seed
+        self.cache: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
+
+    def get(self, I: int, J: int) -> tuple[np.ndarray, ...]:
+        key = (I, J)
+        if key not in self.cache:
+            rng = np.random.default_rng([self.seed, I, J])
+            n = self.simulations
+            z = rng.standard_normal(n)
+            ca = rng.chisquare(I - 1, n) / (I - 1)
+            cb = rng.chisquare(J - 1, n) / (J - 1)
+            ce = rng.chisquare((I - 1) * (J - 1), n) / ((I - 1) * (J - 1))
+            if len(self.cache) > 512:
+                self.cache.clear()
+            self.cache[key] = (z, ca, cb, ce)
+        return self.cache[key]
+
+
+_DRAWS = _Draws(SIMULATIONS, SEED)
+
+
+def power(
+    vc: VarianceComponents,
+    delta: float,
+    I: int,
+    J: int,
+    alpha: float = 0.05,
+    draws: _Draws | None = None,
+) -> float:
+    """Probability that the design's test rejects H0: mu = 0 at level ``alpha`` when
+    the expected difference is ``delta``, with I instances and J test cases."""
+    if I < 2 or J < 2:
+        raise ValueError("the tests need at least 2 instances and 2 test cases")
+    delta = abs(float(delta))
+    v = vc.var_mean(I, J)
+    if v <= 0:
+        return 1.0 if delta > 0 else 0.0
+    if vc.design == "hierarchical":
+        df = I - 1
+        tc = sps.t.isf(alpha / 2, df)
+        nc = delta / np.sqrt(v)
+        upper = sps.nct.sf(tc, df, nc)
+        if not np.isfinite(upper):
+            upper = 1.0 - sps.nct.cdf(tc, df, nc)
+        # the wrong-sign tail; scipy's nct gives NaN for it far out, where it is < 1e-15
+        lower = sps.nct.cdf(-tc, df, nc)
+        if not np.isfinite(lower):
+            lower = 0.0
+        return float(min(1.0, upper + lower))
+    if I < BOUNDED_BELOW and alpha < BOUND:
+        return 0.0  # only "p < 0.05" may be reported
+    z, ca, cb, ce = (draws or _DRAWS).get(I, J)
+    ea = J * vc.var_a + vc.var_e  # expected mean squares
+    eb = I * vc.var_b + vc.var_e
+    mean = delta + np.sqrt(v) * z
+    ms_a, ms_b, ms_e = ea * ca, eb * cb, vc.var_e * ce
+    p, *_ = quasi_f_p_value(mean, ms_a, ms_b, ms_e, I, J)
+    # MSa + MSb = 0 cannot happen with continuous draws unless every component is 0
+    return float(np.mean(p < alpha))
+
+
+def simulated_power(
+    vc: VarianceComponents,
+    delta: float,
+    I: int,
+    J: int,
+    alpha: float = 0.05,
+    studies: int = 2000,
+    rng: np.random.Generator | None = None,
+) -> float:
+    """Rejection rate over ``studies`` simulated loss matrices (the check of
+    :func:`power`): each study draws a_i, b_j, e_ij from the components and is analysed
+    by :func:`~.anova.mean_squares` and the design's test, exactly as real results are."""
+    from .simulate import simulate_losses
+
+    rng = rng or np.random.default_rng(0)
+    y = simulate_losses(vc, I, J, studies, rng, mean=delta)
+    from .anova import mean_squares
+
+    ms = mean_squares(y, vc.design)
+    if vc.design == "hierarchical":
+        p, _ = t_p_value(ms.mean, ms.ms_a, I, J)
+    else:
+        assert ms.ms_b is not None
+        p, *_ = quasi_f_p_value(ms.mean, ms.ms_a, ms.ms_b, ms.ms_e, I, J)
+        if I < BOUNDED_BELOW and alpha < BOUND:
+            return 0.0
+    return float(np.mean(p < alpha))
+
+
+def detectable_difference(
+    vc: VarianceComponents, I: int, J: int, alpha: float = 0.05, target: float = 0.8
+) -> float | None:
+    """The smallest expected difference the design detects with probability ``target``
+    (None when no difference can be, e.g. a quasi-F with < 4 instances and alpha < 0.05)."""
+    sd = np.sqrt(vc.var_mean(I, J))
+    if sd <= 0:
+        return 0.0
+    hi = sd
+    while power(vc, hi, I, J, alpha) < target:
+        hi *= 2
+        if hi > 1e6 * sd:
+            return None
+    return float(
+        optimize.brentq(lambda d: power(vc, d, I, J, alpha) - target, 0.0, hi, xtol=1e-6 * sd)
+    )
+
+
+def _smallest(pred, lo: int, hi: int) -> int | None:
+    """Smallest integer x in [lo, hi] with pred(x) true, pred monotone (None if none)."""
+    if not pred(hi):
+        return None
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if pred(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def _design(vc, delta, I, J, n, pool, alpha) -> Design:
+    used = cases_used(vc.design, I, J, n)
+    return Design(I, J, power(vc, delta, I, J, alpha), used, used <= pool)
+
+
+def required_instances(
+    vc, delta, J, n, pool, alpha=0.05, target=0.8, min_instances=2
+) -> Design | None:
+    """The fewest instances with J test cases each that reach ``target`` power (whether
+    they fit in the pool is in :attr:`Design.fits`); None when no number does."""
+    hi = min_instances
+    while power(vc, delta, hi, J, alpha) < target:
+        hi *= 2
+        if hi > MAX_INSTANCES:
+            return None
+    I = _smallest(lambda i: power(vc, delta, i, J, alpha) >= target, min_instances, hi)
+    return None if I is None else _design(vc, delta, I, J, n, pool, alpha)
+
+
+def required_test_cases(vc, delta, I, n, pool, alpha=0.05, target=0.8) -> Design | None:
+    """The fewest test cases (per instance, or in the common test set) with I instances
+    that reach ``target`` power; None when even unlimited test cases cannot (the
+    training-set variance alone is too large)."""
+    hi = 2
+    while power(vc, delta, I, hi, alpha) < target:
+        hi *= 2
+        if hi > MAX_TEST_CASES:
+            return None
+    J = _smallest(lambda j: power(vc, delta, I, j, alpha) >= target, 2, hi)
+    return None if J is None else _design(vc, delta, I, J, n, pool, alpha)
+
+
+def cheapest_design(vc, delta, n, pool, alpha=0.05, target=0.8, min_instances=2) -> Design | None:
+    """The design with the fewest training runs (instances) that reaches ``target``
+    power within a pool of ``pool`` cases, with the fewest test cases for that number;
+    None when no design fits ("not possible with this data set")."""
+    I = min_instances
+    while True:
+        spare = pool - I * n
+        J_max = spare // I if vc.design == "hierarchical" else spare
+        if J_max < 2:
+            return None
+        if power(vc, delta, I, J_max, alpha) >= target:
+            J = _smallest(lambda j, i=I: power(vc, delta, i, j, alpha) >= target, 2, J_max)
+            assert J is not None
+            return _design(vc, delta, I, J, n, pool, alpha)
+        I += 1
+
+
+@dataclass(frozen=True)
+class SampleSize:
+    """What 80 % (``target``) power needs for one expected difference ``delta``."""
+
+    delta: float
+    alpha: float
+    target: float
+    current: Design
+    detectable: float | None  # smallest difference the current design detects
+    more_instances: Design | None  # at the current test cases per instance
+    more_test_cases: Design | None  # at the current number of instances
+    cheapest: Design | None  # fewest instances within the case pool
+    min_instances: int
+
+
+def sample_size(
+    vc: VarianceComponents,
+    delta: float,
+    I: int,
+    J: int,
+    n: int,
+    pool: int,
+    alpha: float = 0.05,
+    target: float = 0.8,
+) -> SampleSize:
+    """Power of the current design (I x J, training sets of n, ``pool`` cases) and the
+    designs that reach ``target`` power.
+
+    For the 2-way design no advice proposes fewer than 4 instances: there the quasi-F
+    rejects a true H0 too often (thesis Fig. 2.5), which is why DELVE reports only
+    ``p < 0.05``."""
+    min_i = BOUNDED_BELOW if vc.design == "2-way" else 2
+    if delta == 0:  # nothing to detect: no design has power above alpha
+        return SampleSize(
+            delta=0.0,
+            alpha=alpha,
+            target=target,
+            current=_design(vc, 0.0, I, J, n, pool, alpha),
+            detectable=detectable_difference(vc, I, J, alpha, target),
+            more_instances=None,
+            more_test_cases=None,
+            cheapest=None,
+            min_instances=min_i,
+        )
+    return SampleSize(
+        delta=delta,
+        alpha=alpha,
+        target=target,
+        current=_design(vc, delta, I, J, n, pool, alpha),
+        detectable=detectable_difference(vc, I, J, alpha, target),
+        more_instances=required_instances(vc, delta, J, n, pool, alpha, target, min_i),
+        more_test_cases=required_test_cases(vc, delta, I, n, pool, alpha, target)
+        if I >= min_i
+        else None,
+        cheapest=cheapest_design(vc, delta, n, pool, alpha, target, min_i),
+        min_instances=min_i,
+    )

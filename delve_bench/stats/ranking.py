@@ -1,0 +1,131 @@
+"""Methods ranked over many data sets: the Friedman test and its post-hoc comparisons
+(Demšar 2006, §3.2), and groups of methods that a significance matrix cannot separate.
+
+* ranks: 1 = lowest loss in each block (a data set), ties share the mean rank;
+* Friedman's chi^2_F = 12 N / (k (k+1)) [sum_j R_j^2 - k (k+1)^2 / 4] on the average ranks
+  R_j (no tie correction, as Demšar writes it), k - 1 d.o.f.; Iman & Davenport's
+  F_F = (N-1) chi^2_F / (N (k-1) - chi^2_F) on (k-1, (k-1)(N-1)) d.o.f.;
+* Nemenyi: two methods differ when their average ranks differ by at least
+  ``CD = q_alpha sqrt(k (k+1) / (6 N))``, q_alpha the studentized range quantile (k
+  groups, infinite d.o.f.) over sqrt(2);
+* Holm post-hoc: every pair's ``z = (R_i - R_j) / sqrt(k (k+1) / (6 N))``, two-sided
+  normal p-values, Holm's step-down over the k (k-1) / 2 pairs.
+
+The blocks must be independent: ``delve report`` uses one block per prototask by
+default, because the tasks of one prototask share nested training sets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats as sps
+
+from .multiple import adjust
+
+POSTHOCS = ("nemenyi", "holm")
+
+
+def block_ranks(losses: np.ndarray) -> np.ndarray:
+    """Ranks within each row (block) of ``losses`` (N x k); 1 = lowest, ties averaged."""
+    return sps.rankdata(np.asarray(losses, dtype=float), axis=1)
+
+
+def nemenyi_cd(k: int, N: int, alpha: float = 0.05) -> float:
+    """Nemenyi's critical difference of average ranks (Demšar 2006, eq. after Table 5)."""
+    q = sps.studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2)
+    return float(q * np.sqrt(k * (k + 1) / (6.0 * N)))
+
+
+@dataclass(frozen=True)
+class Friedman:
+    """The Friedman test on average ranks of k methods over N blocks, with a post-hoc
+    significance matrix (``different[i][j]``: methods i and j differ)."""
+
+    methods: tuple[str, ...]
+    blocks: int  # N
+    average_ranks: tuple[float, ...]
+    chi2: float
+    p_chi2: float
+    iman_davenport: float | None  # undefined when chi2 = N (k - 1)
+    p_iman_davenport: float | None
+    posthoc: str  # 'nemenyi' | 'holm'
+    alpha: float
+    cd: float | None  # Nemenyi's critical difference (None for Holm)
+    pair_p: dict[tuple[str, str], float]  # Holm-adjusted pair p (Holm post-hoc only)
+    different: tuple[tuple[bool, ...], ...]
+
+    def differ(self, a: str, b: str) -> bool:
+        return self.different[self.methods.index(a)][self.methods.index(b)]
+
+
+def friedman(
+    methods: list[str] | tuple[str, ...],
+    average_ranks,
+    blocks: int,
+    posthoc: str = "nemenyi",
+    alpha: float = 0.05,
+) -> Friedman:
+    """Friedman, Iman-Davenport and the post-hoc test from average ranks over ``blocks``."""
+    if posthoc not in POSTHOCS:
+        raise ValueError(f"unknown post-hoc test {posthoc!r}")
+    R = np.asarray(average_ranks, dtype=float)
+    k, N = len(R), int(blocks)
+    chi2 = 12.0 * N / (k * (k + 1)) * (np.sum(R**2) - k * (k + 1) ** 2 / 4.0)
+    chi2 = max(float(chi2), 0.0)
+    p_chi2 = float(sps.chi2.sf(chi2, k - 1))
+    denom = N * (k - 1) - chi2
+    if denom > 0 and N > 1:
+        ff = (N - 1) * chi2 / denom
+        p_ff = float(sps.f.sf(ff, k - 1, (k - 1) * (N - 1)))
+    else:
+        ff, p_ff = None, None
+    se = np.sqrt(k * (k + 1) / (6.0 * N))
+    diff = np.abs(R[:, None] - R[None, :])
+    pair_p: dict[tuple[str, str], float] = {}
+    if posthoc == "nemenyi":
+        cd = nemenyi_cd(k, N, alpha)
+        different = diff >= cd
+    else:
+        cd = None
+        pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+        raw = [float(2 * sps.norm.sf(diff[i, j] / se)) for i, j in pairs]
+        adj = adjust(raw, "holm")
+        different = np.zeros((k, k), dtype=bool)
+        for (i, j), p in zip(pairs, adj, strict=True):
+            assert p is not None
+            pair_p[(methods[i], methods[j])] = p
+            different[i, j] = different[j, i] = p < alpha
+    np.fill_diagonal(different, False)
+    return Friedman(
+        methods=tuple(methods),
+        blocks=N,
+        average_ranks=tuple(float(r) for r in R),
+        chi2=chi2,
+        p_chi2=p_chi2,
+        iman_davenport=None if ff is None else float(ff),
+        p_iman_davenport=p_ff,
+        posthoc=posthoc,
+        alpha=alpha,
+        cd=cd,
+        pair_p=pair_p,
+        different=tuple(tuple(bool(x) for x in row) for row in different),
+    )
+
+
+def groups(order: list[str], differ) -> list[tuple[str, ...]]:
+    """Maximal runs of consecutive methods (in ``order``, e.g. by average rank) no two
+    of which ``differ(a, b)``: the bars of a critical-difference diagram. Single
+    methods are not groups."""
+    out: list[tuple[str, ...]] = []
+    n = len(order)
+    last_end = -1
+    for i in range(n):
+        j = i
+        while j + 1 < n and all(not differ(order[m], order[j + 1]) for m in range(i, j + 1)):
+            j += 1
+        if j > i and j > last_end:
+            out.append(tuple(order[i : j + 1]))
+            last_end = j
+    return out
