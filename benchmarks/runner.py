@@ -99,10 +99,14 @@ def overhead(workers: int) -> None:
             seq.mkdir()
             (seq / "trivial.py").write_text(TRIVIAL)
             (seq / "methods").mkdir()
-            (seq / "methods" / "mean-1.yaml").write_text((root / "methods" / "mean-1.yaml").read_text())
+            (seq / "methods" / "mean-1.yaml").write_text(
+                (root / "methods" / "mean-1.yaml").read_text()
+            )
             t = time.perf_counter()
             parent_cpu(delve(seq, "mean-1", "kin-8nm", "pumadyn-8nm"))
-            trivial_seq = (time.perf_counter() - t) / len(list((seq / "results").rglob("meta.json")))
+            trivial_seq = (time.perf_counter() - t) / len(
+                list((seq / "results").rglob("meta.json"))
+            )
     print(f"runner overhead: {n} trivial jobs with --jobs {workers} on {os.cpu_count()} cores")
     print(f"  parent CPU: {cpu:.2f} s in all = {1e3 * per_job:.2f} ms per job (target < 2 ms)")
     print(f"  of which start-up and planning alone (rerun, all finished): {cpu_plan:.2f} s")
