@@ -113,10 +113,21 @@ class Fields:
             raise self.error(key, f"expected text, got {_show(v)}")
         return v
 
+    def required(self, key: str) -> str:
+        """A text field that must be there."""
+        v = self.text(key, required=True)
+        assert v is not None  # text() raises for a missing required field
+        return v
+
+    def optional(self, key: str, default: str = "") -> str:
+        """A text field with a default."""
+        v = self.text(key, default)
+        return default if v is None else v
+
     def choice(self, key: str, choices: Iterable[str], default: str | None = None) -> str:
         choices = list(choices)
         v = self.text(key, default, required=default is None)
-        if v not in choices:
+        if v is None or v not in choices:
             raise self.error(key, f"{_show(v)} is not one of {', '.join(choices)}")
         return v
 
@@ -127,8 +138,10 @@ class Fields:
         minimum: int | None = None,
         maximum: int | None = None,
     ) -> int:
-        v = self._get(key, default is None)
-        return default if v is None else whole(v, minimum, lambda m: self.error(key, m), maximum)
+        v = self._get(key, default is None)  # raises when missing and there is no default
+        if v is None:
+            return default  # type: ignore[return-value]
+        return whole(v, minimum, lambda m: self.error(key, m), maximum)
 
     def number(
         self, key: str, default: float | None = None, minimum: float = 0.0, positive: bool = False

@@ -28,6 +28,14 @@ def ws(tmp_path):
     return Workspace(tmp_path)
 
 
+@pytest.fixture(scope="module")
+def ws_module(tmp_path_factory):
+    """An empty workspace shared by a module's tests (built-in specs only)."""
+    from delve_bench.workspace import Workspace
+
+    return Workspace(tmp_path_factory.mktemp("ws"))
+
+
 @pytest.fixture
 def delve(tmp_path):
     """Run the real `delve` command (a subprocess) in a scratch workspace."""

@@ -22,6 +22,26 @@ def one_line_error(r, needle: str = "") -> str:
     return out
 
 
+def class_instance(ws, dataset: str, prototask: str, size: int, index: int):
+    """One encoded classification instance: (X, y, X_test, y_test, classes), y as codes."""
+    import numpy as np
+
+    from delve_bench.data import load_dataset
+    from delve_bench.data.encoding import fit_coding
+    from delve_bench.tasks import prototask_spec, task_layout
+
+    proto = prototask_spec(ws, dataset, prototask)
+    inst = task_layout(ws, proto, size).instances[index]
+    ds = load_dataset(ws, dataset)
+    attrs = [ds.spec.attributes[j] for j in proto.inputs]
+    target = ds.spec.attributes[proto.targets[0]]
+    cols, t = list(proto.inputs), proto.targets[0]
+    xtr, ytr = ds.values[np.ix_(inst.train, cols)], ds.values[inst.train, t]
+    xte, yte = ds.values[np.ix_(inst.test, cols)], ds.values[inst.test, t]
+    c = fit_coding(xtr, ytr, attrs, target)
+    return c.inputs(xtr), c.target(ytr), c.inputs(xte), c.target(yte), c.classes
+
+
 def fit_method(method, X, y, budget=None, seed: int = 0):
     """Fit ``method`` on encoded ``X`` (n, m), ``y`` (n,) with a seeded context (an unlimited
     work budget unless given) and return the context (its ``info`` is the meta.json part)."""

@@ -11,7 +11,7 @@ import sys
 import click
 
 from ..errors import DelveError
-from . import analyse, data, demo, power, run, selftest  # noqa: F401  (registers the commands)
+from . import analyse, check, data, demo, power, run, selftest  # noqa: F401  (registers the commands)
 from ._group import cli
 
 __all__ = ["cli", "main"]
@@ -20,7 +20,9 @@ __all__ = ["cli", "main"]
 def main() -> None:
     """Entry point: user errors become one line and exit code 2 (1 for failed runs)."""
     try:
-        cli.main(prog_name="delve", standalone_mode=False)
+        code = cli.main(prog_name="delve", standalone_mode=False)
+        if isinstance(code, int) and code:  # ctx.exit(n) returns n without standalone mode
+            sys.exit(code)
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(130)

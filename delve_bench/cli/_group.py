@@ -9,7 +9,10 @@ import click
 
 from ..workspace import Workspace
 
-LOSS = click.Choice(["S", "A", "L"])
+LOSS = click.Choice(["S", "A", "L", "Z", "Q"])
+LOSS_HELP = (
+    "Loss: S|A|L (regression), Z|Q|L (classification).  [default: S, or Z on classification tasks]"
+)
 
 
 class PositiveSeconds(click.ParamType):

@@ -6,13 +6,13 @@ import click
 
 from ..errors import DelveError
 from ..workspace import Workspace
-from ._group import LOSS, _emit, _ws, cli
+from ._group import LOSS, LOSS_HELP, _emit, _ws, cli
 
 
 @cli.command()
 @click.argument("method")
 @click.argument("task_names", nargs=-1, required=True, metavar="TASK...")
-@click.option("-l", "--loss", type=LOSS, default="S", show_default=True)
+@click.option("-l", "--loss", type=LOSS, default=None, help=LOSS_HELP)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per task.")
 @click.pass_context
 def stats(ctx: click.Context, method, task_names, loss, as_json) -> None:
@@ -32,7 +32,7 @@ def stats(ctx: click.Context, method, task_names, loss, as_json) -> None:
 @click.argument("method_a")
 @click.argument("method_b")
 @click.argument("task_names", nargs=-1, metavar="[TASK]...")
-@click.option("-l", "--loss", type=LOSS, default="S", show_default=True)
+@click.option("-l", "--loss", type=LOSS, default=None, help=LOSS_HELP)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per task.")
 @click.option(
     "--bayes",
@@ -45,9 +45,18 @@ def stats(ctx: click.Context, method, task_names, loss, as_json) -> None:
     is_flag=True,
     help="Draw the posterior density (thesis Fig. 2.3) into results/plots/ (implies --bayes).",
 )
+@click.option(
+    "--permutation/--no-permutation",
+    default=None,
+    help="Show the exact sign-flip permutation test over instances (default: for Z only).",
+)
 @click.pass_context
-def compare(ctx: click.Context, method_a, method_b, task_names, loss, as_json, bayes, plot) -> None:
-    """Paired comparison METHOD_A - METHOD_B (t-test or quasi-F); all shared tasks by default.
+def compare(
+    ctx: click.Context, method_a, method_b, task_names, loss, as_json, bayes, plot, permutation
+) -> None:
+    """Paired comparison METHOD_A - METHOD_B (t-test, quasi-F or, for published
+    realisations, the corrected resampled t-test); all shared tasks by default. The exact
+    sign-flip permutation test over instances is shown for Z (``--permutation``: always).
 
     When p > 0.05 and the design had less than 50 % power at the observed difference, a
     hint says so (see `delve power`).
@@ -57,6 +66,7 @@ def compare(ctx: click.Context, method_a, method_b, task_names, loss, as_json, b
       delve compare knn-cv-1 lin-1 kin-8nm/std.256
       delve compare knn-cv-1 lin-1 kin-8nm/std.256 --bayes --plot
       delve compare gp-map-1 lin-1 boston -l L --json
+      delve compare ofs-loomi-1 svm-class-1 banana/ida/std.400 -l Z
     """
     from ..methods.registry import method_spec
     from ..report import format_comparison
@@ -73,10 +83,12 @@ def compare(ctx: click.Context, method_a, method_b, task_names, loss, as_json, b
     results = [task_comparison(ws, method_a, method_b, r, loss, bayes or plot) for r in refs]
     if plot:
         for r, c in zip(refs, results, strict=True):
-            c["posterior_plot"] = [str(p) for p in _posterior_plot(ws, method_a, method_b, r, loss)]
+            c["posterior_plot"] = [
+                str(p) for p in _posterior_plot(ws, method_a, method_b, r, c["loss"])
+            ]
 
     def fmt(c: dict) -> str:
-        text = format_comparison(c)
+        text = format_comparison(c, permutation=permutation)
         hint = compare_hint(c)
         if hint:
             text += hint + "\n"
@@ -135,7 +147,7 @@ def _shared_tasks(ws: Workspace, a: str, b: str):
     "--loss",
     type=LOSS,
     multiple=True,
-    help="Loss to report; repeat for several.  [default: S]",
+    help="Loss to report; repeat for several.  [default: S, and Z for classification tasks]",
 )
 @click.option(
     "--out",
@@ -153,7 +165,7 @@ def report(ctx: click.Context, prototasks, methods_, loss, out, plot) -> None:
     ws = _ws(ctx)
     methods_list = [m.strip() for m in methods_.split(",") if m.strip()] if methods_ else None
     res = write_report(
-        ws, list(prototasks), methods_list, loss or ("S",), Path(out) if out else None, plot
+        ws, list(prototasks), methods_list, loss or None, Path(out) if out else None, plot
     )
     for w in res.warnings:
         click.echo(f"warning: {w}", err=True)

@@ -10,6 +10,12 @@ spec/delve-original.md §4.3 and §5 (the thesis' reading, DESIGN §3):
 
 Missing inputs (NaN) stay NaN. Predictions are decoded with ``y = c + s * y'`` and log
 densities with the Jacobian ``- log s``.
+
+A binary or nominal **target** makes a classification task: the method receives class
+codes 0 .. C-1 (code c is the attribute's c-th listed value, so every instance of a task
+uses the same codes whichever classes its training set happens to contain) and returns
+class probabilities, which need no decoding. The coding keeps the training set's class
+counts (``class_counts``): what the method could learn about the class frequencies.
 """
 
 from __future__ import annotations
@@ -36,13 +42,20 @@ def abs_dev(x: np.ndarray, axis: int = 0) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Coding:
-    """A fitted encoding of the input columns and the (single, real) target."""
+    """A fitted encoding of the input columns and the single target (real, or categorical
+    with ``classes``)."""
 
     attributes: tuple[Attribute, ...]
     center: np.ndarray
     scale: np.ndarray
     target_center: float
     target_scale: float
+    classes: tuple[str, ...] = ()  # class labels of a categorical target, else ()
+    class_counts: np.ndarray | None = None  # training cases per class
+
+    @property
+    def categorical(self) -> bool:
+        return bool(self.classes)
 
     @property
     def kinds(self) -> list[str]:
@@ -72,6 +85,9 @@ class Coding:
         return np.hstack(cols) if cols else np.empty((len(raw), 0))
 
     def target(self, y: np.ndarray) -> np.ndarray:
+        """Encoded targets: real ones nm-abs scaled; categorical ones as int class codes."""
+        if self.classes:
+            return np.asarray(y, dtype=float).astype(np.intp)
         return (y - self.target_center) / self.target_scale
 
     def decode(self, y: np.ndarray) -> np.ndarray:
@@ -93,8 +109,13 @@ def fit_coding(
     x_raw: np.ndarray, y_raw: np.ndarray, attributes: Sequence[Attribute], target: Attribute
 ) -> Coding:
     """Fit the default encoding on one training set (raw inputs ``x_raw``, targets ``y_raw``)."""
-    if target.kind not in ("real", "integer"):
-        raise ValueError(f"target {target.name} is {target.kind}; only real targets are supported")
     c, s = _nm_abs(x_raw) if x_raw.size else (np.zeros(0), np.ones(0))
+    if target.kind in ("binary", "nominal"):
+        if np.isnan(y_raw).any():
+            raise ValueError(f"target {target.name} is missing for some training cases")
+        counts = np.bincount(y_raw.astype(np.intp), minlength=len(target.values))
+        return Coding(tuple(attributes), c, s, 0.0, 1.0, tuple(target.values), counts)
+    if target.kind not in ("real", "integer"):
+        raise ValueError(f"target {target.name} is {target.kind}; it cannot be encoded")
     tc, ts = _nm_abs(y_raw[:, None])
     return Coding(tuple(attributes), c, s, float(tc[0]), float(ts[0]))

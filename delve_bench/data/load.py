@@ -47,17 +47,19 @@ def search_path() -> list[Path]:
     return dirs + [cache_dir(), shipped_data_dir()]
 
 
-def find_file(spec: DatasetSpec) -> Path | None:
-    """The first existing copy of the spec's data file (plain or .gz), or None."""
-    if not spec.file:
-        return None
-    names = [spec.file]
-    names.append(spec.file[:-3] if spec.file.endswith(".gz") else spec.file + ".gz")
+def find_data_file(name: str) -> Path | None:
+    """The first existing copy of data file ``name`` (plain or .gz) on the search path."""
+    names = [name, name[:-3] if name.endswith(".gz") else name + ".gz"]
     for d in search_path():
         for n in names:
             if (d / n).is_file():
                 return d / n
     return None
+
+
+def find_file(spec: DatasetSpec) -> Path | None:
+    """The first existing copy of the spec's data file (plain or .gz), or None."""
+    return find_data_file(spec.file) if spec.file else None
 
 
 def is_present(spec: DatasetSpec) -> bool:

@@ -114,7 +114,7 @@ def _attributes(f: Fields) -> tuple[Attribute, ...]:
     attrs: list[Attribute] = []
     for i, item in enumerate(items):
         a = f.item_fields("attributes", i, item, ("name", "kind", "values", "description"))
-        name = a.text("name", required=True)
+        name = a.required("name")
         if name in {x.name for x in attrs}:
             raise a.error("name", f"{name!r} is used by an earlier attribute")
         kind = a.choice("kind", KINDS, "real")
@@ -134,7 +134,7 @@ def _attributes(f: Fields) -> tuple[Attribute, ...]:
                 )
         elif values:
             raise a.error("values", f"a {kind} attribute has no list of values")
-        attrs.append(Attribute(name, kind, tuple(values), a.text("description", "")))
+        attrs.append(Attribute(name, kind, tuple(values), a.optional("description")))
     return tuple(attrs)
 
 
@@ -144,7 +144,7 @@ def _sources(f: Fields) -> tuple[dict, ...]:
         if isinstance(item, str):
             item = {"url": item}
         src = f.item_fields("sources", i, item, ("url", "member"))
-        out.append({"url": src.text("url", required=True), "member": src.text("member")})
+        out.append({"url": src.required("url"), "member": src.text("member")})
     return tuple(out)
 
 
@@ -169,20 +169,21 @@ def _provenance(f: Fields) -> Provenance | None:
     origin = []
     for i, item in enumerate(p.items("origin", required=True)):
         o = p.item_fields("origin", i, item, ("repository", "path", "commit", "blob"))
+        o.hexdigest("commit", 40, required=True)
         origin.append(
             Origin(
-                o.text("repository", required=True),
-                o.text("path", required=True),
-                o.hexdigest("commit", 40, required=True),
+                o.required("repository"),
+                o.required("path"),
+                o.required("commit"),
                 o.hexdigest("blob", 40),
             )
         )
     return Provenance(
         tuple(origin),
-        p.text("conversion", required=True),
-        p.text("checks", required=True),
-        p.text("doubts", "none"),
-        p.text("notes", ""),
+        p.required("conversion"),
+        p.required("checks"),
+        p.optional("doubts", "none"),
+        p.optional("notes"),
     )
 
 
@@ -209,7 +210,7 @@ def _parse(path: Path) -> DatasetSpec:
         cases=f.whole("cases", minimum=1, maximum=MAX_CASES),
         file=file,
         sha256=f.hexdigest("sha256", 64),
-        description=(f.text("description", "") or "").strip(),
+        description=f.optional("description").strip(),
         sources=_sources(f),
         generator=generator,
         path=path,

@@ -1,8 +1,12 @@
-"""The plugin interface every method implements (DESIGN §5).
+"""The plugin interface every method implements.
 
 A method sees encoded data only (DELVE's default encoding, fitted by the harness on the
 training set) and returns a :class:`Prediction` in that encoded target space; the harness
 decodes point predictions and adds the Jacobian to log densities before computing losses.
+
+On a classification task (binary or nominal target) the targets arrive as class codes
+0 .. C-1 (``ctx.classes`` names them) and the prediction is a :class:`Categorical`
+distribution over the C classes; the harness scores it with Z, Q and L.
 """
 
 from __future__ import annotations
@@ -63,14 +67,47 @@ class GaussianMixture:
 
 
 @dataclass(frozen=True)
-class Prediction:
-    """What the losses need: the mean (S), the median (A; defaults to the mean) and a
-    predictive density (L) or None when the method has none."""
+class Categorical:
+    """Class probabilities per test case: ``probs[j, c] = P(class c | case j)``, shape
+    (cases, classes), each row summing to 1."""
 
-    mean: np.ndarray
+    probs: np.ndarray
+
+    def logpmf(self, t: np.ndarray) -> np.ndarray:
+        p = np.take_along_axis(self.probs, np.asarray(t, np.intp)[:, None], axis=1)[:, 0]
+        with np.errstate(divide="ignore"):
+            return np.log(p)
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """What the losses need. Regression: the mean (S), the median (A; defaults to the
+    mean) and a predictive density (L) or None when the method has none. Classification:
+    ``categorical``, the predictive distribution over the classes (Z, Q and L), and
+    optionally ``by_loss``, other distributions for some losses (a method that tunes
+    itself per loss, as knn-cv-1 does for S, A and L)."""
+
+    mean: np.ndarray | None = None
     median: np.ndarray | None = None
     density: Density | None = None
     info: dict = field(default_factory=dict)
+    categorical: Categorical | None = None
+    by_loss: dict[str, Categorical] = field(default_factory=dict)
+
+    @classmethod
+    def of_probs(
+        cls, probs: np.ndarray, info: dict | None = None, by_loss: dict | None = None
+    ) -> Prediction:
+        """A classification prediction from a (cases, classes) probability matrix, and
+        optionally other matrices for some of the losses Z, Q, L."""
+        other = {k: Categorical(np.asarray(v, dtype=float)) for k, v in (by_loss or {}).items()}
+        return cls(
+            categorical=Categorical(np.asarray(probs, dtype=float)), info=info or {}, by_loss=other
+        )
+
+    def categorical_for(self, loss: str) -> Categorical | None:
+        """The class distribution scored by ``loss``."""
+        return self.by_loss.get(loss, self.categorical)
 
     @property
     def point_for_A(self) -> np.ndarray:
@@ -190,6 +227,9 @@ class FitContext:
     kinds : list of str, length n_inputs
         ``"real"`` or ``"binary"`` per encoded input column (a nominal attribute arrives
         as several binary columns).
+    classes : tuple of str
+        The target's class labels on a classification task (the method receives class
+        codes 0 .. C-1); empty on a regression task.
     progress : callable
         ``progress(fraction)`` with fraction in [0, 1]; drives the progress display.
     info : dict
@@ -200,12 +240,17 @@ class FitContext:
     rng: np.random.Generator
     budget: Budget
     kinds: list[str]
+    classes: tuple[str, ...] = ()
     progress: Callable[[float], None] = lambda fraction: None
     info: dict = field(default_factory=dict)
 
     @classmethod
     def seeded(
-        cls, seed: int = 0, budget: Budget | None = None, kinds: list[str] | int = 0
+        cls,
+        seed: int = 0,
+        budget: Budget | None = None,
+        kinds: list[str] | int = 0,
+        classes: tuple[str, ...] = (),
     ) -> FitContext:
         """A context for running a method outside the runner (tests, benchmarks, notebooks).
 
@@ -217,6 +262,8 @@ class FitContext:
             Defaults to an unlimited work budget.
         kinds : list of str or int
             The column kinds, or the number of inputs, all ``"real"``.
+        classes : tuple of str
+            The class labels of a classification target (targets are codes 0 .. C-1).
 
         Returns
         -------
@@ -228,6 +275,7 @@ class FitContext:
             rng=np.random.default_rng(seed),
             budget=Budget(mode="work") if budget is None else budget,
             kinds=list(kinds),
+            classes=tuple(classes),
         )
 
 
@@ -247,3 +295,27 @@ class Method(ABC):
     @abstractmethod
     def predict(self, X: np.ndarray) -> Prediction:
         """Predict for encoded test inputs, in the encoded target space."""
+
+    @classmethod
+    def is_classifier(cls) -> bool:
+        """True when the method serves classification tasks (its losses are Z, Q, L)."""
+        return "Z" in cls.losses or "Q" in cls.losses
+
+
+class Classifier(Method):
+    """Base class of classification plugins: ``fit`` receives class codes 0 .. C-1 with
+    ``C = len(ctx.classes)``; ``predict`` returns :meth:`Prediction.of_probs`."""
+
+    losses: tuple[str, ...] = ("Z", "Q", "L")
+    #: largest number of classes the method handles (2: two-class methods)
+    max_classes: int | None = None
+
+    def _classes(self, y: np.ndarray, ctx: FitContext) -> int:
+        """The number of classes C, checked against :attr:`max_classes`."""
+        C = len(ctx.classes) or int(np.max(y)) + 1
+        if self.max_classes is not None and C > self.max_classes:
+            raise ValueError(
+                f"{type(self).__name__} is a {self.max_classes}-class method; "
+                f"this target has {C} classes"
+            )
+        return C

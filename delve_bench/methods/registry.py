@@ -9,8 +9,9 @@ A YAML spec::
     budget: {cpu_per_case: 30, cpu_cap: 28800, work: 150}
     description: ...
 
-The plugin may also be any scikit-learn-style regressor class (``fit``/``predict``);
-it is wrapped by :class:`delve_bench.methods.sklearn.SklearnRegressor`.
+The plugin may also be any scikit-learn-style regressor class (``fit``/``predict``),
+wrapped by :class:`delve_bench.methods.sklearn.SklearnRegressor`, or classifier class
+(with ``predict_proba``), wrapped by :class:`~delve_bench.methods.sklearn.SklearnClassifier`.
 """
 
 from __future__ import annotations
@@ -65,8 +66,10 @@ class MethodSpec:
         if isinstance(cls, type) and issubclass(cls, Method):
             return cls(**self.params)
         if hasattr(cls, "fit") and hasattr(cls, "predict"):
-            from .sklearn import SklearnRegressor
+            from .sklearn import SklearnClassifier, SklearnRegressor, is_sklearn_classifier
 
+            if is_sklearn_classifier(cls):
+                return SklearnClassifier(estimator=cls, **self.params)
             return SklearnRegressor(estimator=cls, **self.params)
         raise DelveError(
             f"method {self.name}: {self.plugin} is neither a delve-bench Method "
@@ -146,13 +149,14 @@ def _parse_file(path: Path) -> MethodSpec:
     name = f.check_name("method")
     if not _NAME.match(name):
         raise f.error("name", f"{name!r} is not a method name (letters, digits, - _ . +)")
-    plugin = f.text("plugin", required=True)
+    plugin = f.required("plugin")
     if not _PLUGIN.match(plugin):
         raise f.error("plugin", f"{plugin!r} is not module:Class")
     params = f.mapping("params")
-    for k in params.raw if params else ():
-        if not _PARAM.match(k):
-            raise params.error(k, "is not a keyword argument name")
+    if params is not None:
+        for k in params.raw:
+            if not _PARAM.match(k):
+                raise params.error(k, "is not a keyword argument name")
     version = f.raw.get("version")
     if version is not None and (
         isinstance(version, bool) or not isinstance(version, str | int | float)
@@ -163,7 +167,7 @@ def _parse_file(path: Path) -> MethodSpec:
         plugin=plugin,
         params=dict(params.raw) if params else {},
         budget=_budget(f),
-        description=(f.text("description", "") or "").strip(),
+        description=f.optional("description").strip(),
         source=str(path),
         version=None if version is None else str(version),
     )

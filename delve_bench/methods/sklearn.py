@@ -1,6 +1,7 @@
-"""Adapter: any scikit-learn-style regressor as a DELVE method (S and A losses only).
+"""Adapters: any scikit-learn-style regressor (S and A losses) or classifier with
+``predict_proba`` (Z, Q and L) as a DELVE method.
 
-A method YAML can point ``plugin`` straight at a regressor class, e.g.
+A method YAML can point ``plugin`` straight at an estimator class, e.g.
 ``sklearn.ensemble:RandomForestRegressor`` with ``params: {n_estimators: 100}``; the
 method's seeded generator fills ``random_state`` when the estimator has one.
 """
@@ -12,6 +13,11 @@ import importlib
 import numpy as np
 
 from .base import FitContext, Method, Prediction
+
+
+def is_sklearn_classifier(cls) -> bool:
+    """True for an estimator class that predicts class probabilities."""
+    return hasattr(cls, "predict_proba")
 
 
 class SklearnRegressor(Method):
@@ -28,6 +34,10 @@ class SklearnRegressor(Method):
         self.model = None
 
     def fit(self, X: np.ndarray, y: np.ndarray, ctx: FitContext) -> None:
+        self.model = self._make(ctx)
+        self.model.fit(X, y)
+
+    def _make(self, ctx: FitContext):
         params = dict(self.params)
         try:
             import inspect
@@ -36,8 +46,24 @@ class SklearnRegressor(Method):
                 params.setdefault("random_state", int(ctx.rng.integers(2**31 - 1)))
         except (TypeError, ValueError):
             pass
-        self.model = self.estimator_cls(**params)
-        self.model.fit(X, y)
+        return self.estimator_cls(**params)
 
     def predict(self, X: np.ndarray) -> Prediction:
         return Prediction(mean=np.asarray(self.model.predict(X), dtype=float).ravel())
+
+
+class SklearnClassifier(SklearnRegressor):
+    """Wrap a classifier class with ``predict_proba``; its probabilities are spread over
+    all the task's classes (a class absent from the training set gets probability 0)."""
+
+    losses = ("Z", "Q", "L")
+
+    def fit(self, X: np.ndarray, y: np.ndarray, ctx: FitContext) -> None:
+        self.n_classes = len(ctx.classes) or int(np.max(y)) + 1
+        self.model = self._make(ctx)
+        self.model.fit(X, y)
+
+    def predict(self, X: np.ndarray) -> Prediction:
+        P = np.zeros((len(X), self.n_classes))
+        P[:, np.asarray(self.model.classes_, dtype=np.intp)] = self.model.predict_proba(X)
+        return Prediction.of_probs(P)

@@ -3,6 +3,9 @@
 Output (under ``out``, default the workspace's ``results/``; DESIGN.md §8):
 
 * ``tables/<dataset>-<prototask>-<loss>.{md,csv,tex}``: per task and method;
+* ``tables/<dataset>-<prototask>-error.{md,csv,tex}``: for classification prototasks, the
+  error rate (%) and model size, mean ± SD over instances (Hong, Chen et al. 2014's
+  Tables 2-10), made with the Z report;
 * ``tables/{summary,ranks,wins}-<loss>.{md,csv,tex}``: across the reported prototasks;
 * ``plots/<dataset>-<prototask>-<loss>.{png,svg}`` with ``plot``: the DELVE diagrams;
 * ``index.html`` linking them all.
@@ -20,6 +23,7 @@ from ..errors import DelveError
 from ..tasks.names import resolve_tasks
 from ..workspace import Workspace
 from . import tables as tb
+from .classification import error_records, error_table
 from .collect import PrototaskReport, collect, result_tasks, select_methods
 from .html import LossSummary, Section, render_index
 from .output import write_file
@@ -61,12 +65,16 @@ def write_report(
     ws: Workspace,
     names: list[str] | None = None,
     methods: list[str] | None = None,
-    losses: tuple[str, ...] = ("S",),
+    losses: tuple[str, ...] | None = None,
     out: Path | None = None,
     plot: bool = False,
 ) -> ReportFiles:
     """Write the report of ``methods`` (default: all with results) on the prototasks or
-    tasks ``names`` (default: every task with results) for each loss."""
+    tasks ``names`` (default: every task with results) for each loss; a loss is reported
+    on the tasks that have it. ``losses`` None: S (regression tasks) and Z
+    (classification tasks)."""
+    default = losses is None
+    losses = ("S", "Z") if losses is None else losses
     methods = select_methods(ws, methods)
     refs = resolve_tasks(ws, names) if names else None
     out = Path(out) if out is not None else ws.results
@@ -80,14 +88,16 @@ def write_report(
     for loss in dict.fromkeys(losses):
         reports = collect(ws, refs, methods, loss, res.warnings)
         if not reports:
-            raise DelveError(
-                f"no results of {', '.join(methods)} on "
-                f"{' '.join(names) if names else 'any task'}; nothing to report"
-            )
+            continue
         res.reports[loss] = reports
         for r in reports:
             table = tb.prototask_table(r)
             written = _write_table(out, r.stem, table, tb.prototask_records(r))
+            extra = []
+            if loss == "Z":  # classification: Hong & Chen's error-rate table beside it
+                extra.append(error_table(r))
+                stem = f"{r.dataset}-{r.prototask}-error"
+                written += _write_table(out, stem, extra[0], error_records(r))
             drawn = []
             if plot:
                 from .diagram import write_diagram
@@ -95,7 +105,7 @@ def write_report(
                 drawn = [str(p.relative_to(out)) for p in write_diagram(r, out / "plots")]
             res.tables += written
             res.plots += drawn
-            sections.append(Section(r, table, written, drawn))
+            sections.append(Section(r, table, written, drawn, extra))
             res.warnings += _partial_warnings(r)
         ov = overview(reports, methods, loss)
         parts = []
@@ -108,6 +118,12 @@ def write_report(
             res.tables += written
             parts.append((table, written))
         summaries.append(LossSummary(ov, parts))
+    if not res.reports:
+        asked = "" if default else f" with loss {', '.join(losses)}"
+        raise DelveError(
+            f"no results of {', '.join(methods)} on "
+            f"{' '.join(names) if names else 'any task'}{asked}; nothing to report"
+        )
     mine = set(res.tables) | set(res.plots)
     others = sorted(
         str(p.relative_to(out))

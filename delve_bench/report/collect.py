@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import DelveError, suggest
-from ..losses import standardizer
 from ..run.store import read_task_results
 from ..stats.summary import (
     budget_label,
@@ -30,8 +29,8 @@ from ..stats.summary import (
     compare,
     layout_of,
     paired_instances,
-    pooled_test_targets,
     summarize,
+    task_standardizer,
 )
 from ..tasks.names import TaskRef
 from ..workspace import Workspace
@@ -113,6 +112,9 @@ class MethodCell:
     budget: dict | None = None
     summary: dict | None = None
     y: np.ndarray | None = field(default=None, repr=False, compare=False)
+    #: the model size each used instance records in meta.json (``info.model_size``, or
+    #: ``info.n_basis``), None where it records none
+    sizes: tuple[float | None, ...] = ()
 
     @property
     def has_value(self) -> bool:
@@ -258,6 +260,14 @@ class PrototaskReport:
         ]
 
 
+def model_size(meta: dict) -> float | None:
+    """The model size an instance's meta.json records (``info.model_size``: centres,
+    relevance or support vectors; ``info.n_basis`` for the regression basis methods)."""
+    info = meta.get("info") or {}
+    v = info.get("model_size", info.get("n_basis"))
+    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
+
+
 def method_cell(ws: Workspace, method: str, ref: TaskRef, layout, loss: str, st) -> MethodCell:
     """Read one method's instances of a task and summarise those that have ``loss``."""
     results, states = read_task_results(ws, method, ref, layout)
@@ -277,30 +287,38 @@ def method_cell(ws: Workspace, method: str, ref: TaskRef, layout, loss: str, st)
     if not with_loss:
         return MethodCell(status="no loss", no_loss=no_loss, **common)
     used = tuple(r.instance for r in with_loss)
-    if len(with_loss) < 2:
+    if len(with_loss) < min_instances(layout.design):
         return MethodCell(status="too few", used=used, no_loss=no_loss, **common)
     y = np.vstack([r.losses[loss] for r in with_loss])
-    summary = summarize(y, layout.design, st)
+    summary = summarize(y, layout.design, st, layout.size)
     status = "ok" if len(used) == len(layout.instances) else "partial"
-    return MethodCell(status=status, used=used, no_loss=no_loss, summary=summary, y=y, **common)
+    sizes = tuple(model_size(r.meta) for r in with_loss)
+    return MethodCell(
+        status=status, used=used, no_loss=no_loss, summary=summary, y=y, sizes=sizes, **common
+    )
 
 
-def pair_cell(a: MethodCell, b: MethodCell, design: str, st) -> PairCell:
-    """The design's paired test of A - B on the instances both have (None if < 2)."""
+def min_instances(design: str) -> int:
+    """Instances the design's statistics need: 1 for a fixed split, else 2."""
+    return 1 if design == "fixed" else 2
+
+
+def pair_cell(a: MethodCell, b: MethodCell, design: str, st, n_train: int) -> PairCell:
+    """The design's paired test of A - B on the instances both have (None if too few)."""
     shared = tuple(paired_instances(list(a.used), list(b.used)))
-    if a.y is None or b.y is None or len(shared) < 2:
+    if a.y is None or b.y is None or len(shared) < min_instances(design):
         return PairCell(a.method, b.method, shared, None)
     ya = a.y[[a.used.index(i) for i in shared]]
     yb = b.y[[b.used.index(i) for i in shared]]
-    return PairCell(a.method, b.method, shared, compare(ya, yb, design, st))
+    return PairCell(a.method, b.method, shared, compare(ya, yb, design, st, n_train=n_train))
 
 
 def task_report(ws: Workspace, ref: TaskRef, methods: list[str], loss: str) -> TaskReport:
     layout = layout_of(ws, ref)
-    st = standardizer(loss, pooled_test_targets(ws, layout))
+    st = task_standardizer(ws, layout, loss)
     cells = {m: method_cell(ws, m, ref, layout, loss, st) for m in methods}
     pairs = {
-        (a, b): pair_cell(cells[a], cells[b], layout.design, st)
+        (a, b): pair_cell(cells[a], cells[b], layout.design, st, layout.size)
         for i, a in enumerate(methods)
         for b in methods[i + 1 :]
     }
@@ -339,6 +357,11 @@ def collect(
     chosen = sorted(have if refs is None else set(refs) & have)
     by_proto: dict[tuple[str, str], list[TaskReport]] = {}
     for ref in chosen:
+        try:
+            if loss not in layout_of(ws, ref).proto.losses:
+                continue  # e.g. S on a classification task: reported under its own losses
+        except DelveError:
+            pass  # task_report below turns this into the warning
         try:
             t = task_report(ws, ref, methods, loss)
         except DelveError as e:

@@ -29,6 +29,7 @@ from matplotlib.figure import Figure
 from matplotlib.transforms import blended_transform_factory
 
 from ..losses import LOSS_NAMES
+from ..stats.summary import DESIGN_TESTS
 from .collect import THESIS_ORDER, PrototaskReport, TaskReport, budget_note
 from .figures import save_figure
 
@@ -99,7 +100,7 @@ def y_axis(points: list[tuple[float, float]]) -> tuple[str, float, float, float]
 
 def _footnotes(r: PrototaskReport, width_in: float) -> list[tuple[str, bool]]:
     """Wrapped legend lines, each with whether it belongs to the partial-results warning."""
-    test = "paired t-test" if r.design == "hierarchical" else "Lindman's quasi-F"
+    test = DESIGN_TESTS[r.design]
     lines = [
         f"Marks: standardised expected loss ± 1 SE. Matrices: {test} p-values in percent, "
         "rounded up, in the winner's column and the loser's row; blank above 9 %; italic 5: "

@@ -39,11 +39,16 @@ LEGEND = [
     "variance of the test targets, so predicting their mean scores about 1; absolute error "
     "(A) divided by their mean absolute deviation from the median; for the negative log "
     "density (L) the loss of a Gaussian with the test targets' mean and variance is "
-    "subtracted, so better methods are below 0.",
+    "subtracted, so better methods are below 0. Classification: the zero-one loss (Z) "
+    "divided by 1 - the largest class frequency, so always guessing the commonest class "
+    "scores 1; the squared probability error (Q) divided by 1 - the sum of squared class "
+    "frequencies, the score of predicting those frequencies; for L (negative log "
+    "probability) the entropy of the class frequencies is subtracted.",
     "Under each box is the matrix of pairwise p-values: rows and columns are the methods in "
     "the order of the marks (names at the left). A digit is the p-value of the design's "
     "paired test (t-test for the hierarchical design, Lindman's quasi-F for the 2-way "
-    "design) in percent, rounded up: 1 means p ≤ 1 %, 9 means p ≤ 9 %; above 9 % the cell "
+    "design, Nadeau & Bengio's corrected resampled t-test for published overlapping "
+    "realisations, a t-test over test cases for one fixed split) in percent, rounded up: 1 means p ≤ 1 %, 9 means p ≤ 9 %; above 9 % the cell "
     "is left blank (a dot). The digit stands in the winner's column and the loser's row: "
     "read a row to see which methods beat that row's method, a column to see which methods "
     "that column's method beats. An italic 5 means p < 0.05, all the quasi-F may claim with "
@@ -67,6 +72,7 @@ class Section:
     table: Table
     tables: list[str]  # relative paths
     plots: list[str] = field(default_factory=list)
+    extra: list[Table] = field(default_factory=list)  # e.g. the error-rate table
 
 
 @dataclass
@@ -136,6 +142,7 @@ def render_index(
             )
         out.append(_links(s.tables + s.plots))
         out.append(to_html(s.table))
+        out += [to_html(t) for t in s.extra]
     if other_files:
         out.append("<h2>Other files</h2>")
         out.append(

@@ -29,6 +29,19 @@ def _header(path: str, loss: str) -> list[str]:
 
 def _sd_rows(s: dict) -> list[str]:
     st = s["standardized"]
+    if s["design"] == "resampled":
+        return [
+            "",
+            _row("SE without the overlap correction", s["se_uncorrected"], st["se_uncorrected"]),
+            _row(
+                "SD from realisations (overlapping training)",
+                s["sd_realisations"],
+                st["sd_realisations"],
+            ),
+            _row("SD from test cases within a realisation", s["sd_test"], st["sd_test"]),
+        ]
+    if s["design"] == "fixed":
+        return ["", _row("SD from test cases", s["sd_test"], st["sd_test"])]
     rows = ["", _row("SD from training sets & stochastic training", s["sd_train"], st["sd_train"])]
     if s["design"] == "2-way":
         rows.append(_row("SD from test cases", s["sd_cases"], st["sd_cases"]))
@@ -40,11 +53,25 @@ def _sd_rows(s: dict) -> list[str]:
     return rows
 
 
+def _se_label(s: dict, what: str) -> str:
+    if s["design"] == "resampled":
+        return f"Corrected SE for {what.split()[0]} (Nadeau-Bengio)"
+    if s["design"] == "fixed":
+        return f"Test-case SE for {what}"
+    return f"Standard error for {what}"
+
+
 def _based_on(s: dict) -> list[str]:
     I, n, J = s["instances"], s["train_size"], s["test_size"]
     first = f"    Based on {I} disjoint training sets, each containing {n} cases and"
     if s["design"] == "2-way":
         second = f"             1 common test set containing {J} cases."
+    elif s["design"] == "resampled":
+        first = f"    Based on {I} published realisations (overlapping training sets), each"
+        second = f"             training on {n} cases and testing on {J} other cases."
+    elif s["design"] == "fixed":
+        first = f"    Based on 1 training set of {n} cases and 1 test set of {J} cases:"
+        second = "             the SE and test cover test-case variation only."
     else:
         second = f"             {I} disjoint test sets, each containing {J} cases."
     lines = ["", first, second]
@@ -87,24 +114,45 @@ def format_summary(s: dict) -> str:
     lines = _header(f"/{s['method']}/{s['task']}", s["loss"])
     lines += [
         _row("Estimated expected loss", s["mean"], st["mean"]),
-        _row("Standard error for estimate", s["se"], st["se"]),
+        _row(_se_label(s, "estimate"), s["se"], st["se"]),
     ]
     return "\n".join(lines + _sd_rows(s) + _based_on(s)) + "\n"
 
 
-def format_comparison(c: dict) -> str:
-    """``mstats -c B -l LOSS /A/TASK``: A's and B's expected losses, A - B and its test."""
+def format_comparison(c: dict, permutation: bool | None = None) -> str:
+    """``mstats -c B -l LOSS /A/TASK``: A's and B's expected losses, A - B and its test;
+    the sign-flip permutation test too when ``permutation`` (default: for the Z loss)."""
     st = c["standardized"]
     lines = _header(f"/{c['method_a']}/{c['task']}", c["loss"])
     lines += [
         _row(f"Estimated expected loss for {c['method_a']}", c["mean_a"], st["mean_a"]),
         _row(f"Estimated expected loss for /{c['method_b']}", c["mean_b"], st["mean_b"]),
         _row("Estimated expected difference", c["difference"], st["mean"]),
-        _row("Standard error for difference estimate", c["se"], st["se"]),
+        _row(_se_label(c, "difference estimate"), c["se"], st["se"]),
     ]
     lines += _sd_rows(c)
     p = c["p_text"] if c["p_text"].startswith("<") else f"= {c['p_text']}"
-    lines += ["", f"    Significance of difference ({c['test']}-test), p {p}"]
+    label = {"corrected t": "corrected resampled t-test", "case t": "t-test over test cases"}
+    lines += [
+        "",
+        f"    Significance of difference ({label.get(c['test'], c['test'] + '-test')}), p {p}",
+    ]
+    perm = c.get("permutation")
+    if perm and (permutation or (permutation is None and c["loss"] == "Z")):
+        how = (
+            f"exact, {perm['patterns']} sign patterns"
+            if perm["exact"]
+            else (f"{perm['patterns']} random sign patterns")
+        )
+        lines.append(
+            f"    Significance of difference (sign-flip permutation over instances), "
+            f"p = {perm['p']:.9g} ({how}; smallest possible {perm['min_p']:.3g})"
+        )
+        if c["design"] == "resampled":
+            lines.append(
+                "    (the realisations overlap: the permutation test, like an uncorrected "
+                "t-test, is anti-conservative here)"
+            )
     if "posterior_opposite_sign" in c:
         source = "eq. 2.16" if c["design"] == "hierarchical" else "2-way posterior"
         lines.append(

@@ -8,7 +8,9 @@ depends on the clock or on paths, so the files are byte-identical when regenerat
 Display conventions: standardised loss to 4 significant digits, SEs and p to 2; in the
 p columns of a prototask table the cell of row R and column C is the standardised
 difference R - C on the instances both have, then the design's p (t-test for the
-hierarchical design, Lindman's quasi-F for the 2-way design); ``*`` marks p < 0.05.
+hierarchical design, Lindman's quasi-F for the 2-way design, the corrected resampled
+t-test for published realisations); ``*`` marks p < 0.05; for Z the exact sign-flip
+permutation p follows in brackets.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import io
 from dataclasses import dataclass
 
 from ..losses import LOSS_NAMES
+from ..stats.summary import DESIGN_TESTS
 from .collect import MethodCell, PrototaskReport, TaskReport, budget_note
 from .overview import Overview
 
@@ -28,7 +31,8 @@ PARTIAL = "!"  # fewer instances than the task
 LEGEND_P = (
     "Cell (row R, column C): standardised difference R - C on the instances both have, and "
     "the p-value of the design's paired test (t-test, hierarchical design; Lindman's "
-    "quasi-F, 2-way design); negative: R is better. * marks p < 0.05; `< 0.05` is all the "
+    "quasi-F, 2-way design; Nadeau & Bengio's corrected resampled t-test, published "
+    "overlapping realisations); negative: R is better. * marks p < 0.05; `< 0.05` is all the "
     "quasi-F may say with fewer than 4 instances."
 )
 
@@ -76,13 +80,15 @@ def _instances(cell: MethodCell) -> str:
     return f"{len(cell.used)}/{cell.task_instances}"
 
 
-def _pair_text(t: TaskReport, row: str, col: str) -> str:
+def _pair_text(t: TaskReport, row: str, col: str, loss: str) -> str:
     p = t.pair(row, col)
     if p is None or p.comparison is None:
         return ""
     d = p.comparison["standardized"]["mean"] * (1 if p.a == row else -1)
     star = " *" if p.significant else ""
-    return f"{d:+.3g}, {_p_short(p.p_text)}{star}"
+    perm = p.comparison.get("permutation")
+    extra = f" (sign-flip p = {perm['p']:.2g})" if perm and loss == "Z" else ""
+    return f"{d:+.3g}, {_p_short(p.p_text)}{star}{extra}"
 
 
 def prototask_table(r: PrototaskReport) -> Table:
@@ -102,16 +108,21 @@ def prototask_table(r: PrototaskReport) -> Table:
                     _value(c),
                     _instances(c),
                     "" if rank is None else f"{rank:g}",
-                    *(_pair_text(t, m, o) if o != m else "" for o in r.methods),
+                    *(_pair_text(t, m, o, r.loss) if o != m else "" for o in r.methods),
                     c.note(r.loss),
                 )
             )
     t0 = r.tasks[0]
-    test = "paired t-test" if t0.design == "hierarchical" else "Lindman's quasi-F test"
+    test = DESIGN_TESTS[t0.design]
     notes = (
         f"{r.name}, {t0.design} design; {test}. Expected loss ± one standard error "
         f"(eq. 2.4 / 2.20 with the design's estimates), standardised by DELVE's rule for {r.loss}.",
-        LEGEND_P,
+        LEGEND_P
+        + (
+            " In brackets: the exact sign-flip permutation test over instances."
+            if r.loss == "Z"
+            else ""
+        ),
         f"{PARTIAL}: fewer instances than the task (see note); {EMPTY}: the method gives no "
         f"{r.loss} loss; {NOT_RUN}: not run.",
         "budget: the budget mode and time scale the results were made with (cpu xF: the "
@@ -149,7 +160,7 @@ def prototask_records(r: PrototaskReport) -> tuple[list[str], list[list]]:
         "rank",
     ]
     for m in r.methods:
-        head += [f"diff_vs_{m}", f"p_vs_{m}"]
+        head += [f"diff_vs_{m}", f"p_vs_{m}", f"perm_p_vs_{m}"]
     out = []
     for t in r.tasks:
         ranks = t.ranks_among()
@@ -176,10 +187,15 @@ def prototask_records(r: PrototaskReport) -> tuple[list[str], list[list]]:
             for o in r.methods:
                 p = t.pair(m, o) if o != m else None
                 if p is None or p.comparison is None:
-                    row += [None, None]
+                    row += [None, None, None]
                 else:
                     sign = 1 if p.a == m else -1
-                    row += [sign * p.comparison["standardized"]["mean"], p.p_text]
+                    perm = p.comparison.get("permutation")
+                    row += [
+                        sign * p.comparison["standardized"]["mean"],
+                        p.p_text,
+                        perm["p"] if perm else None,
+                    ]
             out.append(row)
     return head, out
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from .. import __version__
-from ..losses import case_losses
+from ..losses import case_losses, class_losses
 from ..methods.base import Budget, FitContext, Method, Prediction
 from ..methods.registry import DEFAULT_TIME_SCALE, method_spec
 from ..rng import derived_seed
@@ -268,7 +268,9 @@ def fit_predict(method: Method, enc: EncodedInstance, ctx: FitContext) -> Fitted
     The method sees encoded data (raw data when it sets ``wants_raw``)."""
     cpu0 = time.process_time()
     if method.wants_raw:
-        method.fit(enc.raw_train, enc.raw_y_train, ctx)
+        # class codes are the raw form of a categorical target too
+        y = enc.y_train if enc.coding.categorical else enc.raw_y_train
+        method.fit(enc.raw_train, y, ctx)
         fit_cpu = time.process_time() - cpu0
         pred = method.predict(enc.raw_test)
     else:
@@ -346,14 +348,66 @@ def result_tables(enc: EncodedInstance, dec: Decoded) -> tuple[pd.DataFrame, pd.
     return preds, table
 
 
-def write_result(d: Path, enc: EncodedInstance, dec: Decoded) -> Written:
+#: how far a row of predicted class probabilities may be from summing to 1
+PROB_TOLERANCE = 1e-6
+
+
+def checked_probs(cat, n_test: int, n_classes: int) -> np.ndarray:
+    """Class probabilities (t, C), renormalised; FloatingPointError unless they are
+    finite, >= 0, of that shape and sum to 1 within 1e-6 per case."""
+    P = np.asarray(cat.probs, dtype=float)
+    if P.shape != (n_test, n_classes):
+        raise FloatingPointError(
+            f"class probabilities have shape {P.shape}, expected ({n_test}, {n_classes})"
+        )
+    if not np.all(np.isfinite(P)) or P.min() < 0:
+        raise FloatingPointError("non-finite or negative class probabilities")
+    total = P.sum(axis=1)
+    if np.max(np.abs(total - 1.0)) > PROB_TOLERANCE:
+        raise FloatingPointError("class probabilities do not sum to 1")
+    return P / total[:, None]
+
+
+def class_tables(pred: Prediction, enc: EncodedInstance) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(predictions, losses) tables of a classification instance: ``case, target`` and one
+    probability column ``p.<class>`` per class (plus ``<loss>:p.<class>`` columns for a
+    loss the method predicts another distribution for); ``case, Z, Q, L``."""
+    import pandas as pd  # workers have it preloaded; the runner's parent never needs it
+
+    if pred.categorical is None:
+        raise ValueError("the prediction has no class probabilities (a regression method?)")
+    classes = enc.coding.classes
+    n, C = len(enc.y_test), len(classes)
+    t = enc.y_test_encoded
+    P = checked_probs(pred.categorical, n, C)
+    preds = pd.DataFrame({"case": enc.instance.test, "target": [classes[c] for c in t]})
+    for c, label in enumerate(classes):
+        preds[f"p.{label}"] = P[:, c]
+    losses = {}
+    for loss in ("Z", "Q", "L"):
+        cat = pred.categorical_for(loss)
+        PL = P
+        if cat is not pred.categorical:
+            PL = checked_probs(cat, n, C)
+            for c, label in enumerate(classes):
+                preds[f"{loss}:p.{label}"] = PL[:, c]
+        losses[loss] = class_losses(t, PL)[loss]
+    table = pd.DataFrame({"case": enc.instance.test} | losses)
+    return preds, table
+
+
+def write_tables(d: Path, preds: pd.DataFrame, table: pd.DataFrame) -> Written:
     """Write predictions.csv and losses.csv into ``d`` (atomically, file by file)."""
-    preds, table = result_tables(enc, dec)
     atomic_write(d / "predictions.csv", csv_bytes(preds))
     data = csv_bytes(table)
     atomic_write(d / "losses.csv", data)
-    have = ["S", "A"] + ([] if dec.log_density is None else ["L"])
+    have = [c for c in table.columns[1:] if not table[c].isna().all()]
     return Written(sha256_bytes(data), have)
+
+
+def write_result(d: Path, enc: EncodedInstance, dec: Decoded) -> Written:
+    """Write a regression instance's predictions.csv and losses.csv into ``d``."""
+    return write_tables(d, *result_tables(enc, dec))
 
 
 def _write_meta(d: Path, meta: dict) -> None:
@@ -437,13 +491,22 @@ def _execute_locked(ws: Workspace, d: Path, job: Job, options: RunOptions) -> Ou
         meta["budget"] = budget.describe() | {
             "time_scale": options.time_scale if options.mode == "cpu" else None
         }
-        ctx = FitContext(rng=np.random.default_rng(seed), budget=budget, kinds=enc.coding.kinds)
+        ctx = FitContext(
+            rng=np.random.default_rng(seed),
+            budget=budget,
+            kinds=enc.coding.kinds,
+            classes=enc.coding.classes,
+        )
         fitted = fit_predict(method, enc, ctx)
-        dec = decode(fitted.prediction, enc, method)
-        check(dec, len(enc.y_test))
+        if enc.coding.categorical:
+            tables = class_tables(fitted.prediction, enc)
+        else:
+            dec = decode(fitted.prediction, enc, method)
+            check(dec, len(enc.y_test))
+            tables = result_tables(enc, dec)
         cpu = time.process_time() - cpu0
         check_budget(cpu, budget)
-        written = write_result(d, enc, dec)
+        written = write_tables(d, *tables)
         meta.update(
             status="ok",
             losses_sha256=written.losses_sha256,

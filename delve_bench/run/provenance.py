@@ -13,7 +13,8 @@ readable value, of everything that defines the result (docs/provenance.md):
   whose YAML has no budget rule, whose work does not depend on them;
 * ``task.spec`` (sha256 of the prototask fields that define instances and the encoding:
   inputs, targets with their kinds, cases, order, test-set size and selection, maximum
-  number of instances), ``task.random_order`` (sha256 of Random-order), ``task.index``
+  number of instances, the published splits' sha256 where the design has them),
+  ``task.random_order`` (sha256 of Random-order), ``task.index``
   (sha256 of this instance's train and test index files), ``task.data`` (the dataset's
   sha256, or of its generator's settings).
 
@@ -115,6 +116,8 @@ def _task_spec_sha(ws: Workspace, proto: PrototaskSpec) -> str:
             "test-set-selection": proto.test_set_selection,
             "maximum-number-of-instances": proto.max_instances,
         }
+        if proto.splits_sha256:  # resampled and fixed designs: the published splits
+            defining["splits-sha256"] = proto.splits_sha256
         _TASK_SHA[proto] = _sha(_canonical(defining).encode())
     return _TASK_SHA[proto]
 

@@ -74,7 +74,10 @@ def plan_jobs(
         verify_dataset(ws, ds)  # ...and so do missing or corrupt data
     limits: dict[tuple[str, int], dict] = {}
     for ref in refs:
-        layout = task_layout(ws, prototask_spec(ws, ref.dataset, ref.prototask), ref.size)
+        proto = prototask_spec(ws, ref.dataset, ref.prototask)
+        for m in methods:
+            check_method_task(ws, m, proto)  # ...and so does a method that cannot do the task
+        layout = task_layout(ws, proto, ref.size)
         idx = [i.index for i in layout.instances]
         if instances is not None:
             bad = sorted(instances - set(idx))
@@ -142,6 +145,30 @@ def _clean_abandoned(ws: Workspace, jobs: list[Job], outcomes: list[Outcome]) ->
             return
         pending = left
         time.sleep(0.1)
+
+
+def check_method_task(ws: Workspace, method: str, proto) -> None:
+    """A one-line error when ``method`` cannot serve the prototask: a regression method on
+    a classification task or the reverse, or too many classes for a two-class method."""
+    from ..methods.base import Method
+    from ..methods.registry import method_spec
+    from ..methods.sklearn import is_sklearn_classifier
+
+    cls = method_spec(ws, method).load_class()
+    ours = isinstance(cls, type) and issubclass(cls, Method)
+    classifier = cls.is_classifier() if ours else is_sklearn_classifier(cls)
+    if classifier != proto.categorical:
+        kind = "classification" if classifier else "regression"
+        task_kind = "classification" if proto.categorical else "regression"
+        raise DelveError(
+            f"{method} is a {kind} method; {proto.full_name} is a {task_kind} prototask "
+            f"(losses {', '.join(proto.losses)})"
+        )
+    most = getattr(cls, "max_classes", None)
+    if classifier and most is not None and len(proto.classes) > most:
+        raise DelveError(
+            f"{method} is a {most}-class method; {proto.full_name} has {len(proto.classes)} classes"
+        )
 
 
 def run_jobs(

@@ -1,9 +1,9 @@
 """The result store: ``results/<method>/<dataset>/<prototask>/std.<n>/<i>/``.
 
-Each instance directory holds ``predictions.csv``, ``losses.csv`` (``case,S,A,L``) and
-``meta.json``; ``meta.json`` records the sha256 of ``losses.csv``, so an instance is
-complete exactly when its meta.json says ``ok`` and the checksum holds (and
-``predictions.csv`` is there).
+Each instance directory holds ``predictions.csv``, ``losses.csv`` (``case,S,A,L``, or
+``case,Z,Q,L`` on a classification task) and ``meta.json``; ``meta.json`` records the
+sha256 of ``losses.csv``, so an instance is complete exactly when its meta.json says
+``ok`` and the checksum holds (and ``predictions.csv`` is there).
 
 A job writes its files into a staging directory ``.<i>.new`` beside the instance
 directory ``<i>``, meta.json last, and then commits it: renamed into place when there is
@@ -251,19 +251,22 @@ class InstanceResult:
     meta: dict
 
 
-def read_instance(d: Path, test_cases: np.ndarray) -> InstanceResult:
-    """Read and check one complete instance; errors name the file and what is wrong."""
+def read_instance(
+    d: Path, test_cases: np.ndarray, losses: tuple[str, ...] = ("S", "A", "L")
+) -> InstanceResult:
+    """Read and check one complete instance; errors name the file and what is wrong.
+    ``losses`` are the task's (S, A, L for regression, Z, Q, L for classification)."""
     import pandas as pd  # the reading side only: `delve run`'s parent never imports pandas
 
     meta = read_meta(d) or {}
     path = d / "losses.csv"
     try:
-        df = pd.read_csv(path, dtype={"case": np.int64, "S": float, "A": float, "L": float})
+        df = pd.read_csv(path, dtype={"case": np.int64} | dict.fromkeys(losses, float))
     except (ValueError, TypeError, OverflowError, UnicodeDecodeError, pd.errors.ParserError) as e:
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise DelveError(f"{path}: malformed ({msg})") from None
-    if list(df.columns) != ["case", "S", "A", "L"]:
-        raise DelveError(f"{path}: header must be case,S,A,L")
+    if list(df.columns) != ["case", *losses]:
+        raise DelveError(f"{path}: header must be case,{','.join(losses)}")
     cases = df["case"].to_numpy()
     if len(cases) != len(test_cases) or not np.array_equal(np.sort(cases), np.sort(test_cases)):
         raise DelveError(
@@ -272,7 +275,7 @@ def read_instance(d: Path, test_cases: np.ndarray) -> InstanceResult:
         )
     pos = pd.Series(np.arange(len(cases)), index=cases).loc[test_cases].to_numpy()
     out: dict[str, np.ndarray | None] = {}
-    for loss in ("S", "A", "L"):
+    for loss in losses:
         col = df[loss].to_numpy(dtype=float)[pos]
         out[loss] = None if np.isnan(col).all() else col
     return InstanceResult(int(d.name), np.asarray(test_cases), out, meta)
@@ -350,7 +353,7 @@ def read_task_results(
     for st in task_instances(ws, method, ref, layout):
         if st.state == "ok":
             d = result_dir(ws, method, ref, st.index)
-            results.append(read_instance(d, tests[st.index]))
+            results.append(read_instance(d, tests[st.index], layout.proto.losses))
         else:
             states[st.state].append(st.index)
     return results, states

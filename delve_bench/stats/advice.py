@@ -49,6 +49,8 @@ def compare_hint(c: dict, alpha: float = ALPHA) -> str | None:
     p = c.get("p")
     if p is None or c["p_text"].startswith("<") or p <= alpha:
         return None
+    if c["design"] not in ("hierarchical", "2-way"):  # power is for DELVE's designs
+        return None
     pw = observed_power(c, alpha)
     if pw >= 0.5:
         return None

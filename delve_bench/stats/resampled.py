@@ -14,9 +14,12 @@ much).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from scipy import stats as sps
 
+from ..errors import DelveError
 from .tests import TestResult
 
 
@@ -50,3 +53,50 @@ def corrected_resampled_t_test(d, train_size: int, test_size: int) -> TestResult
     if np.isnan(p):
         return TestResult("corrected t", None, (I - 1,), None)
     return TestResult("corrected t", float(t), (I - 1,), float(p))
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResampledEstimate:
+    """A mean loss (or loss difference) over J overlapping realisations, with the same
+    correction applied to its SE (``delve stats`` and the reports on a resampled task).
+
+    ``sd_realisations``: SD of the J realisation means; ``sd_test``: pooled SD of the test
+    cases within a realisation; ``se``: ``sqrt((1/J + n2/n1) s^2)``; ``se_uncorrected``:
+    ``s / sqrt(J)``, what the naive t-test would use (shown for comparison only)."""
+
+    J: int
+    n_train: int
+    n_test: int
+    mean: float
+    realisation_means: np.ndarray
+    sd_realisations: float
+    sd_test: float
+    se: float
+    se_uncorrected: float
+
+    @property
+    def correction(self) -> float:
+        """The variance inflation ``(1/J + n2/n1) / (1/J)`` of the corrected test."""
+        return 1.0 + self.J * self.n_test / self.n_train
+
+
+def resampled_estimate(y: np.ndarray, n_train: int) -> ResampledEstimate:
+    """Nadeau & Bengio's corrected estimate from a (J realisations x n2 test cases)
+    matrix of losses (or loss differences)."""
+    y = np.asarray(y, dtype=float)
+    J, n2 = y.shape
+    if J < 2:
+        raise DelveError(f"the resampled design needs at least 2 realisations, got {J}")
+    x = y.mean(axis=1)
+    s2 = float(np.var(x, ddof=1))
+    return ResampledEstimate(
+        J=J,
+        n_train=int(n_train),
+        n_test=n2,
+        mean=float(x.mean()),
+        realisation_means=x,
+        sd_realisations=float(np.sqrt(s2)),
+        sd_test=float(np.sqrt(np.mean(np.var(y, axis=1, ddof=1)))) if n2 > 1 else 0.0,
+        se=float(np.sqrt((1.0 / J + n2 / n_train) * s2)),
+        se_uncorrected=float(np.sqrt(s2 / J)),
+    )

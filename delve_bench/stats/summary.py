@@ -3,6 +3,12 @@
 Both return plain dicts (the ``--json`` output) holding raw and standardised numbers.
 Standardisation uses the raw test targets of all the task's instances pooled
 (:mod:`delve_bench.losses`).
+
+The design decides the analysis: the ANOVA and the paired t-test (hierarchical) or
+Lindman's quasi-F (2-way) of Rasmussen (1996) §2.4-2.5; Nadeau & Bengio's corrected
+resampled t-test (resampled: published, overlapping realisations); test-case statistics
+only (fixed: one published split). Every comparison also carries the exact sign-flip
+permutation test over instances (:mod:`.permutation`) when there are 2 or more.
 """
 
 from __future__ import annotations
@@ -21,7 +27,24 @@ from ..tasks.spec import prototask_spec
 from ..workspace import Workspace
 from .anova import Anova, anova
 from .bayes import posterior
-from .tests import compare_test
+from .fixed import fixed_estimate, fixed_split_t
+from .permutation import sign_flip_test
+from .resampled import corrected_resampled_t_test, resampled_estimate
+from .tests import TestResult, compare_test
+
+#: what each design's test is called in the outputs
+TEST_NAMES = {
+    "t": "paired t-test",
+    "F": "Lindman's quasi-F test",
+    "corrected t": "corrected resampled t-test (Nadeau & Bengio 2003)",
+    "case t": "paired t-test over test cases (one training set)",
+}
+DESIGN_TESTS = {
+    "hierarchical": TEST_NAMES["t"],
+    "2-way": TEST_NAMES["F"],
+    "resampled": TEST_NAMES["corrected t"],
+    "fixed": TEST_NAMES["case t"],
+}
 
 
 def layout_of(ws: Workspace, ref: TaskRef) -> TaskLayout:
@@ -29,11 +52,32 @@ def layout_of(ws: Workspace, ref: TaskRef) -> TaskLayout:
 
 
 def pooled_test_targets(ws: Workspace, layout: TaskLayout) -> np.ndarray:
+    """The raw test targets of every instance pooled (the common test set once)."""
     proto = layout.proto
     values = load_dataset(ws, proto.dataset).values[:, proto.targets[0]]
-    if layout.design == "2-way":
+    if layout.design in ("2-way", "fixed"):
         return values[layout.instances[0].test]
     return values[np.concatenate([i.test for i in layout.instances])]
+
+
+def task_standardizer(ws: Workspace, layout: TaskLayout, loss: str) -> Standardizer:
+    """The task's standardisation of ``loss``; a one-line error for a loss the task lacks."""
+    check_loss(layout, loss)
+    return standardizer(loss, pooled_test_targets(ws, layout), layout.proto.categorical)
+
+
+def check_loss(layout: TaskLayout, loss: str) -> None:
+    losses = layout.proto.losses
+    if loss not in losses:
+        kind = "classification" if layout.proto.categorical else "regression"
+        raise DelveError(
+            f"{layout.full_name} is a {kind} task: its losses are {', '.join(losses)}, not {loss}"
+        )
+
+
+def default_loss(layout: TaskLayout) -> str:
+    """S for regression tasks, Z for classification tasks."""
+    return layout.proto.losses[0]
 
 
 def loss_matrix(ws: Workspace, method: str, ref: TaskRef, layout: TaskLayout, loss: str):
@@ -54,7 +98,7 @@ def loss_matrix(ws: Workspace, method: str, ref: TaskRef, layout: TaskLayout, lo
         raise DelveError(
             f"no results of {method} on {ref.full_name}; run `delve run {method} {ref.full_name}`"
         )
-    if len(results) < 2:
+    if len(results) < 2 and layout.design != "fixed":
         stale = f" ({len(states['stale'])} more are stale)" if states["stale"] else ""
         raise DelveError(
             f"{method} on {ref.full_name}: only {len(results)} instance finished{stale}; "
@@ -101,6 +145,37 @@ def _anova_fields(a: Anova) -> dict:
     return out
 
 
+def _estimate(y: np.ndarray, design: str, n_train: int | None):
+    """The design's estimate of the mean of ``y`` (I x J): (fields, object for the test)."""
+    if design in ("hierarchical", "2-way"):
+        a = anova(y, design)
+        return _anova_fields(a), a
+    if n_train is None:
+        raise ValueError(f"the {design} design needs the training-set size")
+    if design == "resampled":
+        r = resampled_estimate(y, n_train)
+        fields = {
+            "mean": r.mean,
+            "se": r.se,
+            "se_uncorrected": r.se_uncorrected,
+            "sd_realisations": r.sd_realisations,
+            "sd_test": r.sd_test,
+        }
+        return fields, r
+    if design == "fixed":
+        f = fixed_estimate(y, n_train)
+        return {"mean": f.mean, "se": f.se, "sd_test": f.sd_test}, f
+    raise ValueError(f"unknown design {design!r}")
+
+
+def _test(est, design: str) -> TestResult:
+    if design == "resampled":
+        return corrected_resampled_t_test(est.realisation_means, est.n_train, est.n_test)
+    if design == "fixed":
+        return fixed_split_t(est)
+    return compare_test(est)
+
+
 def _common(ref: TaskRef, layout: TaskLayout, loss: str, used: list[int], states: dict) -> dict:
     return {
         "task": ref.full_name,
@@ -116,10 +191,10 @@ def _common(ref: TaskRef, layout: TaskLayout, loss: str, used: list[int], states
     }
 
 
-def summarize(y: np.ndarray, design: str, st: Standardizer) -> dict:
-    """Raw and standardised statistics of one method's loss matrix ``y`` (I x J)."""
-    a = anova(y, design)
-    fields = _anova_fields(a)
+def summarize(y: np.ndarray, design: str, st: Standardizer, n_train: int | None = None) -> dict:
+    """Raw and standardised statistics of one method's loss matrix ``y`` (I x J);
+    ``n_train`` (the training-set size) is needed by the resampled and fixed designs."""
+    fields, _ = _estimate(y, design, n_train)
     std = {k: (st.mean(v) if k == "mean" else st.spread(v)) for k, v in fields.items()}
     return {
         **fields,
@@ -128,31 +203,54 @@ def summarize(y: np.ndarray, design: str, st: Standardizer) -> dict:
     }
 
 
+def permutation_fields(ya: np.ndarray, yb: np.ndarray) -> dict | None:
+    """The sign-flip test over instances of A - B as a dict, None with one instance."""
+    if len(ya) < 2:
+        return None
+    r = sign_flip_test((ya - yb).mean(axis=1))
+    I = len(ya)
+    return {
+        "test": r.test,
+        "p": r.p,
+        "exact": r.test == "sign-flip",
+        "patterns": int(r.df[0]),
+        "min_p": 2.0 / 2.0**I,
+        "instances": I,
+    }
+
+
 def compare(
-    ya: np.ndarray, yb: np.ndarray, design: str, st: Standardizer, bayes: bool = False
+    ya: np.ndarray,
+    yb: np.ndarray,
+    design: str,
+    st: Standardizer,
+    bayes: bool = False,
+    n_train: int | None = None,
 ) -> dict:
-    """Paired comparison of two loss matrices: A - B, its ANOVA and the design's test."""
-    d = anova(ya - yb, design)
-    test = compare_test(d)
+    """Paired comparison of two loss matrices: A - B, the design's estimate and test, and
+    the sign-flip permutation test over instances."""
+    fields, est = _estimate(ya - yb, design, n_train)
+    test = _test(est, design)
     mean_a, mean_b = float(ya.mean()), float(yb.mean())
-    fields = _anova_fields(d)
     std = {k: st.spread(v) for k, v in fields.items()}
     std.update(mean_a=st.mean(mean_a), mean_b=st.mean(mean_b))
     out = {
         "mean_a": mean_a,
         "mean_b": mean_b,
-        "difference": d.mean,
+        "difference": fields["mean"],
         **fields,
         "standardized": std,
         "test": test.test,
+        "test_name": TEST_NAMES[test.test],
         "statistic": test.statistic,
         "df": list(test.df),
         "p": test.p,
         "p_text": test.p_text.removeprefix("= "),
+        "permutation": permutation_fields(ya, yb),
         "standardization": {"scale": st.scale, "shift": st.shift},
     }
-    if bayes:
-        post = posterior(d, grid=0)
+    if bayes and isinstance(est, Anova):  # the posterior is for DELVE's two designs
+        post = posterior(est, grid=0)
         out.update(
             posterior_prob_negative=post.prob_negative,
             posterior_prob_positive=post.prob_positive,
@@ -162,16 +260,18 @@ def compare(
     return out
 
 
-def task_summary(ws: Workspace, method: str, ref: TaskRef, loss: str = "S") -> dict:
-    """Estimated expected loss of ``method`` on a task, with SE and variance components."""
+def task_summary(ws: Workspace, method: str, ref: TaskRef, loss: str | None = None) -> dict:
+    """Estimated expected loss of ``method`` on a task, with SE and variance components;
+    ``loss`` None: the task's first loss (S, or Z for classification)."""
     layout = layout_of(ws, ref)
+    loss = loss or default_loss(layout)
+    st = task_standardizer(ws, layout, loss)
     used, y, states = loss_matrix(ws, method, ref, layout, loss)
-    st = standardizer(loss, pooled_test_targets(ws, layout))
     return {
         "method": method,
         **_common(ref, layout, loss, used, states),
         "budget": states["budget"],
-        **summarize(y, layout.design, st),
+        **summarize(y, layout.design, st, layout.size),
     }
 
 
@@ -198,26 +298,36 @@ class PairedLosses:
         return self.layout.design
 
     def difference(self) -> Anova:
-        """The ANOVA of A - B."""
+        """The ANOVA of A - B (DELVE's hierarchical and 2-way designs only: the ANOVA's
+        independence assumptions fail for overlapping or single training sets)."""
+        if self.design not in ("hierarchical", "2-way"):
+            raise DelveError(
+                f"{self.ref.full_name} has the {self.design} design: the ANOVA, its power "
+                "and posterior need DELVE's hierarchical or 2-way design"
+            )
         return anova(self.ya - self.yb, self.design)
 
 
 def paired_losses(
-    ws: Workspace, method_a: str, method_b: str, ref: TaskRef, loss: str = "S"
+    ws: Workspace, method_a: str, method_b: str, ref: TaskRef, loss: str | None = None
 ) -> PairedLosses:
-    """Read both methods' losses on ``ref``, paired on the instances both have."""
+    """Read both methods' losses on ``ref``, paired on the instances both have
+    (:func:`paired_instances`). ``loss`` None: the task's first loss (S, or Z for
+    classification)."""
     layout = layout_of(ws, ref)
+    loss = loss or default_loss(layout)
+    st = task_standardizer(ws, layout, loss)
     used_a, ya, st_a = loss_matrix(ws, method_a, ref, layout, loss)
     used_b, yb, st_b = loss_matrix(ws, method_b, ref, layout, loss)
     shared = paired_instances(used_a, used_b)
-    if len(shared) < 2:
+    need = 1 if layout.design == "fixed" else 2
+    if len(shared) < need:
         raise DelveError(
             f"{method_a} and {method_b} have {len(shared)} instance(s) of {ref.full_name} "
-            f"in common ({used_a} vs {used_b}); a paired comparison needs at least 2"
+            f"in common ({used_a} vs {used_b}); a paired comparison needs at least {need}"
         )
     ya = ya[[used_a.index(i) for i in shared]]
     yb = yb[[used_b.index(i) for i in shared]]
-    st = standardizer(loss, pooled_test_targets(ws, layout))
     states = {k: sorted(set(st_a.get(k, [])) | set(st_b.get(k, []))) for k in st_a if k != "budget"}
     states["missing"] = sorted(set(i.index for i in layout.instances) - set(shared))
     states["failed"] = []
@@ -241,7 +351,12 @@ def paired_losses(
 
 
 def task_comparison(
-    ws: Workspace, method_a: str, method_b: str, ref: TaskRef, loss: str = "S", bayes: bool = False
+    ws: Workspace,
+    method_a: str,
+    method_b: str,
+    ref: TaskRef,
+    loss: str | None = None,
+    bayes: bool = False,
 ) -> dict:
     """Paired comparison A - B on a task: difference, SE, variance components and p, on
     the instances both methods have (:func:`paired_instances`)."""
@@ -249,9 +364,9 @@ def task_comparison(
     return {
         "method_a": method_a,
         "method_b": method_b,
-        **_common(ref, pl.layout, loss, pl.used, pl.states),
+        **_common(ref, pl.layout, pl.loss, pl.used, pl.states),
         "instances_unpaired": pl.unpaired,
         "budget_a": pl.budgets[0],
         "budget_b": pl.budgets[1],
-        **compare(pl.ya, pl.yb, pl.design, pl.st, bayes),
+        **compare(pl.ya, pl.yb, pl.design, pl.st, bayes, pl.layout.size),
     }

@@ -12,6 +12,12 @@ one a line) are the contract: runs, statistics and reports read them
 training sets disjoint from each other and from the test sets, test sets disjoint
 (hierarchical) or one common set (2-way), sizes as the prototask declares -- and any
 failure is one error naming the file.
+
+Resampled and fixed prototasks take their instances from a published splits file instead
+(one line per realisation, ``train: i1 i2 ... | test: j1 j2 ...``, 0-based case numbers),
+checked against its sha256 on every load: realisation k is instance k-1, in the file's
+order, at most maximum-number-of-instances of them. Their training sets may overlap;
+within an instance training and test cases are still disjoint.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ import numpy as np
 from ..errors import DelveError
 from ..rng import random_order
 from ..workspace import Workspace
-from .spec import PrototaskSpec
+from .spec import SPLIT_DESIGNS, PrototaskSpec
 
 
 @dataclass(frozen=True)
@@ -105,6 +111,54 @@ def read_order(proto: PrototaskSpec) -> np.ndarray:
         raise DelveError(f"{path}: malformed ({e})") from None
 
 
+@lru_cache(maxsize=64)
+def read_splits(ws: Workspace, proto: PrototaskSpec) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """The published (train, test) realisations of a resampled or fixed prototask.
+
+    The file is found like a data file (``DELVE_DATA_PATH``, the cache, the shipped data)
+    and its uncompressed content checked against ``splits-sha256``."""
+    from ..data import dataset_spec
+    from ..data.load import find_data_file, read_bytes, sha256
+
+    assert proto.splits is not None
+    path = find_data_file(proto.splits)
+    if path is None:
+        raise DelveError(
+            f"{proto.full_name}: splits file {proto.splits} not found in DELVE_DATA_PATH, "
+            "the cache or the shipped data"
+        )
+    content = read_bytes(path)
+    if proto.splits_sha256 and sha256(content) != proto.splits_sha256:
+        raise DelveError(
+            f"checksum mismatch for {path}: expected sha256 {proto.splits_sha256}, "
+            f"got {sha256(content)}"
+        )
+    n_cases = dataset_spec(ws, proto.dataset).cases
+    out = []
+    for num, line in enumerate(content.decode("utf-8", "replace").splitlines(), 1):
+        if not line.strip():
+            continue
+        head, bar, tail = line.partition("|")
+        k1, _, train = head.partition(":")
+        k2, _, test = tail.partition(":")
+        try:
+            if not bar or k1.strip() != "train" or k2.strip() != "test":
+                raise ValueError("expected 'train: ... | test: ...'")
+            tr = np.array(train.split(), dtype=np.int64)
+            te = np.array(test.split(), dtype=np.int64)
+        except ValueError as e:
+            raise DelveError(f"{path}, line {num}: malformed ({e})") from None
+        both = np.concatenate([tr, te])
+        if both.size and (both.min() < 0 or both.max() >= n_cases):
+            raise DelveError(
+                f"{path}, line {num}: case numbers must be 0..{n_cases - 1} ({proto.dataset})"
+            )
+        out.append((tr, te))
+    if not out:
+        raise DelveError(f"{path}: no realisations")
+    return tuple(out)
+
+
 def split(order0: np.ndarray, proto: PrototaskSpec, size: int) -> tuple[Instance, ...]:
     """Cut a 0-based ordered case list into the instances of task ``std.<size>``."""
     T = proto.test_set_size
@@ -124,9 +178,33 @@ def split(order0: np.ndarray, proto: PrototaskSpec, size: int) -> tuple[Instance
     return tuple(out)
 
 
+def published(ws: Workspace, proto: PrototaskSpec, size: int) -> tuple[Instance, ...]:
+    """The instances of a resampled or fixed task: the published realisations in order."""
+    real = read_splits(ws, proto)[: proto.max_instances]
+    bad = [k for k, (tr, _) in enumerate(real, 1) if len(tr) != size]
+    if bad:
+        raise DelveError(
+            f"{proto.full_name}/std.{size}: realisation {bad[0]} of {proto.splits} has "
+            f"{len(real[bad[0] - 1][0])} training cases, not {size}"
+        )
+    if proto.design == "fixed" and len(real) != 1:
+        raise DelveError(f"{proto.full_name}: a fixed design has one split, not {len(real)}")
+    return tuple(Instance(i, tr, te) for i, (tr, te) in enumerate(real))
+
+
 def check_invariants(layout: TaskLayout) -> None:
-    """Disjoint training sets; tests disjoint from training; hierarchical tests disjoint."""
+    """Every design: within an instance, no repeated case and tests disjoint from training.
+    DELVE designs also: disjoint training sets, hierarchical tests disjoint."""
     inst = layout.instances
+    for i in inst:
+        if len(np.unique(i.train)) != len(i.train) or len(np.unique(i.test)) != len(i.test):
+            raise DelveError(f"{layout.full_name}: instance {i.index} repeats a case")
+        if np.intersect1d(i.train, i.test).size:
+            raise DelveError(
+                f"{layout.full_name}: instance {i.index} has a test case among its training cases"
+            )
+    if layout.design in SPLIT_DESIGNS:
+        return
     trains = np.concatenate([i.train for i in inst])
     if len(np.unique(trains)) != len(trains) or any(len(i.train) != layout.size for i in inst):
         raise DelveError(
@@ -176,9 +254,13 @@ def _no_instances(proto: PrototaskSpec, size: int) -> DelveError:
 
 
 def derive_layout(ws: Workspace, proto: PrototaskSpec, size: int) -> TaskLayout:
-    """The instances of ``proto/std.<size>`` as Random-order implies them (``delve gen``)."""
+    """The instances of ``proto/std.<size>`` as Random-order (or the published splits)
+    imply them: what ``delve gen`` writes."""
     _check_size(proto, size)
-    inst = split(_ordered_cases(ws, proto), proto, size)
+    if proto.design in SPLIT_DESIGNS:
+        inst = published(ws, proto, size)
+    else:
+        inst = split(_ordered_cases(ws, proto), proto, size)
     if not inst:
         raise _no_instances(proto, size)
     layout = TaskLayout(proto, size, inst)
@@ -236,9 +318,12 @@ def task_layout(ws: Workspace, proto: PrototaskSpec, size: int) -> TaskLayout:
     Raises a one-line :class:`DelveError` naming the file for a missing file, a line that
     is not a case number, a case out of range or listed twice, a set of the wrong size,
     a case in two training sets or in a training and a test set, overlapping test sets
-    (hierarchical design) or test sets that differ (2-way design)."""
+    (hierarchical design) or test sets that differ (2-way design). Resampled and fixed
+    tasks are read from their published splits file, checked against its sha256."""
     from ..data import dataset_spec
 
+    if proto.design in SPLIT_DESIGNS:
+        return derive_layout(ws, proto, size)
     K, n, m = declared_shape(ws, proto, size)
     kept = kept_cases(ws, proto)
     n_cases = dataset_spec(ws, proto.dataset).cases
@@ -326,7 +411,9 @@ def generate(ws: Workspace, proto: PrototaskSpec, check_only: bool = False) -> G
     removed: list[Path] = []
     order_path = proto.dir / "Random-order"
     note = ""
-    if proto.order != "retain" and proto.seed is None and order_path.is_file():
+    if proto.design in SPLIT_DESIGNS:
+        read_splits.cache_clear()  # verify the published splits afresh
+    elif proto.order != "retain" and proto.seed is None and order_path.is_file():
         # a user's own split: nothing to regenerate it from, but it must be a permutation
         # (checked by _ordered_cases) and the index files must follow it
         note = (

@@ -3,9 +3,23 @@
 Keys: ``inputs``, ``targets`` (1-based attribute numbers, ranges like ``1-8``, or names),
 ``cases`` (``all`` | ``no missing``), ``order`` (``Random-order`` | ``retain``),
 ``test-set-size`` (the test pool T), ``training-set-sizes``,
-``maximum-number-of-instances``, ``test-set-selection`` (``hierarchical`` | ``common``),
-and ``seed`` (used once by ``delve gen`` to make Random-order; a prototask without a seed
-carries its own hand-made Random-order, which runs accept but ``delve gen`` cannot remake).
+``maximum-number-of-instances``, ``test-set-selection``, and ``seed`` (used once by
+``delve gen`` to make Random-order; a prototask without a seed carries its own hand-made
+Random-order, which runs accept but ``delve gen`` cannot remake).
+
+``test-set-selection`` chooses the design:
+
+* ``hierarchical`` and ``common`` (DELVE's two; the latter is the 2-way design): instances
+  cut from Random-order, disjoint training sets;
+* ``resampled``: published train/test realisations used as given (e.g. Rätsch's IDA
+  splits), read from the data file named by ``splits`` (checked against
+  ``splits-sha256``). Their training sets overlap, so comparisons use the corrected
+  resampled t-test of Nadeau & Bengio (2003) instead of the ANOVA;
+* ``fixed``: one published split (e.g. Ripley's training and test sets), from ``splits``;
+  its statistics can only speak of test-case variation.
+
+A target that is binary or nominal makes the prototask a classification one (losses Z,
+Q and L instead of S, A and L).
 """
 
 from __future__ import annotations
@@ -19,7 +33,14 @@ from ..errors import DelveError, suggest
 from ..specfile import Fields, read_yaml
 from ..workspace import Workspace, yaml_files
 
-DESIGNS = {"hierarchical": "hierarchical", "common": "2-way"}
+DESIGNS = {
+    "hierarchical": "hierarchical",
+    "common": "2-way",
+    "resampled": "resampled",
+    "fixed": "fixed",
+}
+#: designs whose instances come from a published splits file, not from Random-order
+SPLIT_DESIGNS = ("resampled", "fixed")
 
 
 @dataclass(frozen=True)
@@ -39,11 +60,25 @@ class PrototaskSpec:
     seed: int | None
     path: Path
     description: str = ""
+    classes: tuple[str, ...] = ()  # class labels when the target is binary/nominal
+    splits: str | None = None  # data file of published realisations (resampled, fixed)
+    splits_sha256: str | None = None
 
     @property
     def design(self) -> str:
-        """``hierarchical`` or ``2-way`` (DELVE's ``common`` test-set selection)."""
+        """``hierarchical``, ``2-way`` (DELVE's ``common``), ``resampled`` or ``fixed``."""
         return DESIGNS[self.test_set_selection]
+
+    @property
+    def categorical(self) -> bool:
+        """True for a classification prototask (binary or nominal target)."""
+        return bool(self.classes)
+
+    @property
+    def losses(self) -> tuple[str, ...]:
+        from ..losses import task_losses
+
+        return task_losses(self.categorical)
 
     @property
     def dir(self) -> Path:
@@ -67,6 +102,8 @@ KEYS = (
     "maximum-number-of-instances",
     "test-set-selection",
     "seed",
+    "splits",
+    "splits-sha256",
 )
 _RANGE = re.compile(r"^([0-9]+)-([0-9]+)$")
 
@@ -136,20 +173,32 @@ def _parse_file(ws: Workspace, dataset: str, path: Path) -> PrototaskSpec:
     sizes = f.wholes("training-set-sizes", minimum=1, maximum=ds.cases)
     if len(set(sizes)) != len(sizes):
         raise f.error("training-set-sizes", "lists a size twice")
+    target = ds.attributes[targets[0]]
+    classes = target.values if target.kind in ("binary", "nominal") else ()
+    split_design = DESIGNS[sel] in SPLIT_DESIGNS
+    splits = f.text("splits", required=split_design)
+    if splits is not None and not split_design:
+        raise f.error("splits", f"only a resampled or fixed prototask reads splits, not {sel}")
+    cases = f.choice("cases", ["all", "no missing"], "all")
+    if split_design and cases != "all":
+        raise f.error("cases", f"a {sel} prototask uses the published splits: must be all")
     return PrototaskSpec(
         dataset=dataset,
         name=path.stem,
         inputs=inputs,
         targets=targets,
-        cases=f.choice("cases", ["all", "no missing"], "all"),
+        cases=cases,
         order=f.choice("order", ["Random-order", "retain"], "Random-order"),
-        test_set_size=f.whole("test-set-size", minimum=1, maximum=ds.cases),
+        test_set_size=0 if split_design else f.whole("test-set-size", minimum=1, maximum=ds.cases),
         training_set_sizes=tuple(sorted(sizes)),
         max_instances=f.whole("maximum-number-of-instances", minimum=1, maximum=ds.cases),
         test_set_selection=sel,
         seed=f.whole("seed", minimum=0, maximum=2**63 - 1) if "seed" in f else None,
         path=path,
-        description=(f.text("description", "") or "").strip(),
+        description=f.optional("description").strip(),
+        classes=tuple(classes),
+        splits=splits,
+        splits_sha256=f.hexdigest("splits-sha256", 64),
     )
 
 

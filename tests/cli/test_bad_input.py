@@ -177,6 +177,7 @@ def _obeying_permissions():
     return drop
 
 
+@pytest.mark.slow  # several real `delve` processes
 def test_a_read_only_results_folder_is_one_error(tmp_path):
     drop = _obeying_permissions()
 

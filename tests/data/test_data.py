@@ -75,6 +75,11 @@ SHIPPED = [
     "comp-activ-cpu",
     "comp-activ-cpuSmall",
     *(f"house-price-{v}" for v in ("8L", "8H", "16L", "16H")),
+    # two-class benchmarks (docs/data.md, "Classification data")
+    "ripley",
+    *("banana", "breast_cancer", "german", "heart", "titanic", "waveform"),
+    "thyroid",
+    "flare_solar",
 ]
 
 

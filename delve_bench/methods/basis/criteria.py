@@ -53,3 +53,54 @@ def loo_residuals(H: np.ndarray, y: np.ndarray, lam: np.ndarray | float = 0.0) -
     Py = y - HA @ (H.T @ y)
     diagP = 1.0 - np.einsum("ij,ij->i", HA, H)
     return Py / diagP
+
+
+# ------------------------------------------------------------- two-class LOO criteria
+#: the guard of Hong, Chen et al.'s LOO weights: eta <- max(eta, ETA_MIN)
+ETA_MIN = 1e-12
+
+
+def loo_correct(y: np.ndarray, E: np.ndarray, Eta: np.ndarray) -> np.ndarray:
+    """Whether each case's leave-one-out output has the sign of its label ``y`` (+-1).
+
+    With residuals ``E`` and LOO weights ``Eta`` (N, or N x P for P candidate models),
+    Hong, Chen et al. (2014) eqs. (30)-(31): ``s_k = 1 - y_k e_k / eta_k`` is y_k times the
+    LOO output, and case k counts as correct iff ``s_k > 0`` (their I_d(s) = [s <= 0])."""
+    y = y if E.ndim == 1 else y[:, None]
+    return 1.0 - y * E / np.maximum(Eta, ETA_MIN) > 0
+
+
+def mutual_information(positive: np.ndarray, correct: np.ndarray) -> np.ndarray:
+    """Mutual information (bits) between the labels and the predicted labels, eqs. (14)-(17).
+
+    ``positive`` (N,) marks y = +1; ``correct`` (N,) or (N, P) marks cases whose predicted
+    label equals y. The 2 x 2 table of (y, predicted y) is filled from the two; terms with
+    p(a, b) = 0 count 0, so a model predicting one class for every case has MI = 0."""
+    N = len(positive)
+    pos = positive.astype(float)
+    neg = 1.0 - pos
+    C = correct.astype(float)
+    n_pp = pos @ C  # y = +1 predicted +1
+    n_mm = neg @ C  # y = -1 predicted -1
+    n_pm = pos.sum() - n_pp
+    n_mp = neg.sum() - n_mm
+    p_y = {1: pos.sum() / N, -1: neg.sum() / N}
+    p_hat = {1: (n_pp + n_mp) / N, -1: (n_pm + n_mm) / N}
+    mi = np.zeros(np.shape(n_pp))
+    for a, b, n_ab in ((1, 1, n_pp), (1, -1, n_pm), (-1, 1, n_mp), (-1, -1, n_mm)):
+        p = n_ab / N
+        with np.errstate(divide="ignore", invalid="ignore"):
+            term = p * np.log2(p / (p_y[a] * p_hat[b]))
+        mi = mi + np.where(p > 0, term, 0.0)
+    return mi
+
+
+def loomi(y: np.ndarray, E: np.ndarray, Eta: np.ndarray) -> np.ndarray:
+    """LOOMI, eq. (23): the mutual information of the labels and the LOO predictions."""
+    return mutual_information(y > 0, loo_correct(y, E, Eta))
+
+
+def loo_error_rate(y: np.ndarray, E: np.ndarray, Eta: np.ndarray) -> np.ndarray:
+    """The leave-one-out misclassification rate ``(1/N) sum_k I_d(s_k)`` (Hong, Chen &
+    Harris 2008; eqs. (12)-(13) with LOO outputs)."""
+    return 1.0 - loo_correct(y, E, Eta).mean(axis=0)

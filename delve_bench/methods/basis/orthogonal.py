@@ -1,17 +1,26 @@
-"""Orthogonal forward selection: the one engine behind OLS, ROLS, OFR-LOO and LROLS.
+"""Orthogonal forward selection: the one engine behind OLS, ROLS, OFR-LOO, LROLS and the
+two-class OFS classifiers (OFS-LOOMI and its ablations).
 
 spec/rbf-ols.md A.10, A.12 and Part C. All unselected candidate columns are kept
 orthogonalised against the selected ones by modified Gram-Schmidt (O(N P) per step), so
 every candidate's score costs O(N) or less. The pluggable parts are
 
 * the **score** of a candidate: ``"sse"`` (max SSE decrease, 7.4 / 7.9), ``"cost"``
-  (max decrease of the regularised cost, 7.10) or ``"loo"`` (min LOO mean squared error
-  through the eta weights, Hong/Chen's (27)-(28));
+  (max decrease of the regularised cost, 7.10), ``"loo"`` (min LOO mean squared error
+  through the eta weights, Hong/Chen's (27)-(28)), and for labels y = +-1 ``"loomi"``
+  (max leave-one-out mutual information, Hong, Chen et al. 2014 eqs. (23)-(33)) or
+  ``"loomr"`` (min LOO misclassification rate); both pick the first term by LOO MSE
+  (their step 1, because one Gaussian term predicts one class everywhere) and break ties
+  (frequent: both depend on the data only through a 2 x 2 table) by the smaller LOO MSE;
 * the **regularisation** on the orthogonal weights: a per-candidate ``lam`` (0 = OLS; a
-  constant = ROLS with fixed lambda; a vector = local lambdas, LROLS) and optionally
-  one global re-estimation step after each selection (``reest=<criterion>``, A.12);
+  constant = ROLS with fixed lambda; a vector = local lambdas, LROLS), optionally one
+  global re-estimation step after each selection (``reest=<criterion>``, A.12), or
+  (``lam_update="evidence"``) Hong & Chen's per-stage Bayesian lambda of the selected
+  term: ``n_bayes`` evidence iterations from the candidate's lambda (eqs. 45, 47),
+  reset to ``lam_reset`` when they diverge or end above ``lam_max``;
 * the **criterion** reported after each step (``msc``: UEV/FPE/GCV/BIC from S, gamma;
-  ``loo``: the LOO MSE), which a stopping rule (:mod:`.stopping`) consumes.
+  ``loo``: the LOO MSE; ``loomi``: minus LOOMI; ``loomr``: the LOO error rate), which a
+  stopping rule (:mod:`.stopping`) consumes.
 
 With ``lam_j`` on the orthogonal weight of term j: ``g_j = c_j / (lam_j + kappa_j)``,
 ``S = y^T y - sum_j c_j^2 (2 lam_j + kappa_j) / (lam_j + kappa_j)^2``,
@@ -23,7 +32,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import solve_triangular
 
-from .criteria import msc, reest_factor
+from .criteria import loo_error_rate, loomi, msc, reest_factor
+
+SCORES = ("sse", "cost", "loo", "loomi", "loomr")
 
 
 class OrthogonalSelection:
@@ -39,9 +50,15 @@ class OrthogonalSelection:
         reest: bool = False,
         F_val: np.ndarray | None = None,
         eps: float = 1e-10,
+        lam_update: str = "fixed",
+        n_bayes: int = 10,
+        lam_max: float = 1e6,
+        lam_reset: float = 1e-6,
     ):
-        if score not in ("sse", "cost", "loo"):
-            raise ValueError(f"score must be sse, cost or loo, not {score!r}")
+        if score not in SCORES:
+            raise ValueError(f"score must be one of {', '.join(SCORES)}, not {score!r}")
+        if lam_update not in ("fixed", "evidence"):
+            raise ValueError(f"lam_update must be fixed or evidence, not {lam_update!r}")
         self.N, self.P = F.shape
         self.y = np.asarray(y, float)
         self.yy = float(self.y @ self.y)
@@ -64,6 +81,9 @@ class OrthogonalSelection:
         self.Fv = None if F_val is None else np.array(F_val, float, copy=True)
         self.Hv: list[np.ndarray] = []
         self.lam_history: list[float] = []
+        self.lam_update, self.n_bayes = lam_update, n_bayes
+        self.lam_max, self.lam_reset = lam_max, lam_reset
+        self.resets = 0  # evidence lambdas reset to lam_reset
 
     # ------------------------------------------------------------------------ quantities
     @property
@@ -85,10 +105,23 @@ class OrthogonalSelection:
     def loo_mse(self) -> float:
         return float(np.mean((self.e / self.eta) ** 2))
 
+    def residuals(self, m: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Residuals ``e`` and LOO weights ``eta`` of the model with the first m terms."""
+        m = self.m if m is None else m
+        if m == self.m:
+            return self.e, self.eta
+        k, c, lam = self._arrays()
+        H = np.array(self.Ht[:m]).T.reshape(self.N, m)
+        return self.y - H @ (c[:m] / (lam[:m] + k[:m])), 1.0 - (H**2) @ (1.0 / (lam[:m] + k[:m]))
+
     def value(self) -> float:
         """The criterion of the current model (smaller is better)."""
         if self.criterion == "loo":
             return self.loo_mse()
+        if self.criterion == "loomi":
+            return -float(loomi(self.y, self.e, self.eta))
+        if self.criterion == "loomr":
+            return float(loo_error_rate(self.y, self.e, self.eta))
         if self.criterion == "sse":
             return self.sse()
         return msc(self.criterion, self.sse(), self.gamma(), self.N)
@@ -96,28 +129,70 @@ class OrthogonalSelection:
     # ---------------------------------------------------------------------------- scores
     def scores(self) -> np.ndarray:
         """Score of every candidate (larger is better; -inf when not selectable)."""
+        return self._ranking()[0]
+
+    def _ranking(self) -> tuple[np.ndarray, np.ndarray | None]:
+        """(score, tie-break score or None) of every candidate, both larger-is-better."""
         ok = self.available & (self.kap > self.eps * self.norm0)
         out = np.full(self.P, -np.inf)
         k, c, lam = self.kap[ok], self.cy[ok], self.lam_c[ok]
         if self.score_kind == "sse":
             out[ok] = c**2 * (2 * lam + k) / (lam + k) ** 2
-        elif self.score_kind == "cost":
+            return out, None
+        if self.score_kind == "cost":
             out[ok] = c**2 / (lam + k)
-        else:  # minus the LOO MSE after adding the candidate
-            Fk = self.Ft[:, ok]
-            g = c / (lam + k)
-            E = self.e[:, None] - Fk * g
-            Eta = self.eta[:, None] - Fk**2 / (lam + k)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                loo = np.mean((E / Eta) ** 2, axis=0)
-            out[ok] = np.where(np.isfinite(loo) & (Eta > 0).all(0), -loo, -np.inf)
-        return out
+            return out, None
+        # every candidate model's residuals and LOO weights after adding it, (27)-(28)
+        Fk = self.Ft[:, ok]
+        g = c / (lam + k)
+        E = self.e[:, None] - Fk * g
+        Eta = self.eta[:, None] - Fk**2 / (lam + k)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            loo = np.mean((E / Eta) ** 2, axis=0)
+        neg_mse = np.where(np.isfinite(loo) & (Eta > 0).all(0), -loo, -np.inf)
+        if self.score_kind == "loo" or self.m == 0:  # LOOMI/LOOMR: step 1 is by LOO MSE
+            out[ok] = neg_mse
+            return out, None
+        crit = (
+            loomi(self.y, E, Eta) if self.score_kind == "loomi" else -loo_error_rate(self.y, E, Eta)
+        )
+        out[ok] = np.where(np.isfinite(neg_mse), crit, -np.inf)
+        tie = np.full(self.P, -np.inf)
+        tie[ok] = neg_mse
+        return out, tie
+
+    def evidence_lambda(self, kap: float, c: float, lam: float) -> float:
+        """Hong & Chen's per-stage Bayesian lambda of a new term (B.6, eqs. 45 and 47):
+        ``n_bayes`` iterations of ``eps = (N - kap/(kap+lam)) / (||e||^2 - g^2 (kap+2lam))``,
+        ``h = kap / (g^2 (kap+lam))``, ``lam = h/eps`` with ``g = c/(kap+lam)`` and e the
+        residual before the term; reset to ``lam_reset`` when an iterate is not finite and
+        positive (or g = 0, or the denominator <= 0) or the result exceeds ``lam_max``."""
+        ee = float(self.e @ self.e)
+        ok = True
+        for _ in range(self.n_bayes):
+            g = c / (kap + lam)
+            den = ee - g * g * (kap + 2.0 * lam)
+            if g == 0 or den <= 0:
+                ok = False
+                break
+            eps = (self.N - kap / (kap + lam)) / den
+            h = kap / (g * g * (kap + lam))
+            lam = h / eps
+            if not (np.isfinite(lam) and lam > 0):
+                ok = False
+                break
+        if not ok or lam > self.lam_max:
+            self.resets += 1
+            return self.lam_reset
+        return float(lam)
 
     # ---------------------------------------------------------------------------- moves
     def add(self, J: int) -> None:
         """Select candidate J and orthogonalise the rest against it (MGS)."""
         h = self.Ft[:, J].copy()
         kap, cj, lam = float(self.kap[J]), float(self.cy[J]), float(self.lam_c[J])
+        if self.lam_update == "evidence":
+            lam = self.evidence_lambda(kap, cj, lam)
         v = h @ self.Ft  # h~^T F~ for all candidates
         row = v / kap
         self.Ft -= np.outer(h, row)
@@ -168,11 +243,15 @@ class OrthogonalSelection:
         self.eta = 1.0 - (H**2) @ (1.0 / (lam + k))
 
     def step(self) -> int | None:
-        """Select the best candidate; None when no candidate is selectable."""
-        sc = self.scores()
+        """Select the best candidate (ties: the better tie-break score, then the lowest
+        index); None when no candidate is selectable."""
+        sc, tie = self._ranking()
         J = int(np.argmax(sc))
         if not np.isfinite(sc[J]):
             return None
+        if tie is not None:
+            best = np.flatnonzero(sc == sc[J])
+            J = int(best[np.argmax(tie[best])])
         self.add(J)
         return J
 

@@ -3,7 +3,11 @@
 * :class:`OrrStop`: the "age" rule of Orr's ``rbf_fs_2`` (spec/rbf-ols.md A.13): a new
   minimum must improve by more than 1/thresh; stop after ``wait`` non-improving steps;
   the kept size is the last accepted minimum. ``wait=1, thresh=inf`` is "stop at the
-  first increase" (the OFR-LOO rule).
+  first increase" (the OFR-LOO rule). With ``thresh=inf``, ``wait=p`` and ``min_size=M0``
+  it is exactly Hong, Chen et al.'s (2014) termination (51) for a criterion to maximise
+  (pass minus it): keep the first M >= M0 whose next p values are all <= J_M. (That
+  first M is the strict running maximum from M0 on: an earlier maximum would have been
+  overtaken within its look-ahead, which then also overtakes J_M.)
 * :class:`LookAheadStop`: Barrio et al.'s rule (spec/basis-selection.md §1.6.4): stop once
   the size exceeds ``m_h + round(max(15, 0.3 m_h))``, ``m_h`` the best size so far; used
   with the validation SSE for OLS's 5-fold CV (§1.9 [GUESS] b).
@@ -15,16 +19,19 @@ import math
 
 
 class OrrStop:
-    def __init__(self, wait: int = 2, thresh: float = 1e4):
-        self.wait, self.thresh = wait, thresh
+    def __init__(self, wait: int = 2, thresh: float = 1e4, min_size: int = 1):
+        self.wait, self.thresh, self.min_size = wait, thresh, min_size
         self.best = math.inf
         self.best_m = 0
         self.age = 0
 
     def update(self, m: int, value: float) -> bool:
-        """Record the criterion of the m-term model; True when selection should finish."""
+        """Record the criterion of the m-term model; True when selection should finish.
+        Models smaller than ``min_size`` are not candidates for the kept size."""
+        if m < self.min_size:
+            return False
         factor = 1.0 if math.isinf(self.thresh) else (self.thresh - 1) / self.thresh
-        if m == 1 or value < self.best * factor:
+        if m == self.min_size or value < self.best * factor:
             self.best, self.best_m, self.age = value, m, 0
         else:
             self.age += 1

@@ -1,0 +1,118 @@
+"""``delve check``: the regression gate for CI: exits 1 when a method got significantly
+worse than in a baseline results tree, or when results are missing."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from ._group import LOSS, _ws, cli
+
+EXAMPLES = """
+Examples:
+
+\b
+  delve check ../baseline                     # every method and task of the baseline
+  delve check ../baseline/results knn-cv-1 kin-8nm
+  delve check ../baseline -l S -l A --margin 0.02 --json
+  git worktree add /tmp/base v1.0 && delve check /tmp/base   # against a release
+"""
+
+
+def _num(x, fmt: str) -> str:
+    return "-" if x is None else format(x, fmt)
+
+
+def format_check(res) -> str:
+    head = (
+        f"{'method':<16} {'task':<28} {'loss':<4} {'inst':>4} {'baseline':>9} {'current':>9} "
+        f"{'change':>8} {'p(worse)':>9} {'Holm p':>8}  verdict"
+    )
+    lines = [
+        f"delve check against {res.baseline}",
+        f"current - baseline per method, task and loss with the design's paired test; worse: "
+        f"more than the margin ({100 * res.margin:g} % of the baseline's loss; L: "
+        f"{res.margin:g} nats) with Holm-adjusted p < {res.alpha:g} over the "
+        f"{sum(r.p is not None for r in res.rows)} tests. Losses standardised.",
+        "",
+        head,
+    ]
+    for r in res.rows:
+        if r.change is None:
+            change = "-"
+        elif r.loss == "L":
+            change = f"{r.change:+.3g}"
+        else:
+            change = f"{100 * r.change:+.2f}%"
+        verdict = r.status
+        if r.status == "missing":
+            verdict += f" ({r.why})"
+        lines.append(
+            f"{r.method:<16} {r.task:<28} {r.loss:<4} {r.instances:>4} "
+            f"{_num(r.baseline, '.4g'):>9} {_num(r.current, '.4g'):>9} {change:>8} "
+            f"{_num(r.p, '.2g'):>9} {_num(r.p_adjusted, '.2g'):>8}  {verdict}"
+        )
+    counts = {
+        s: sum(r.status == s for r in res.rows)
+        for s in ("unchanged", "changed", "better", "worse", "missing")
+    }
+    summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+    lines += ["", ("FAILED: " if res.failed else "ok: ") + summary]
+    return "\n".join(lines) + "\n"
+
+
+@cli.command(epilog=EXAMPLES)
+@click.argument("baseline", metavar="BASELINE_ROOT", type=click.Path(file_okay=False))
+@click.argument("names", nargs=-1, metavar="[METHOD]... [TASK]...")
+@click.option(
+    "-l",
+    "--loss",
+    type=LOSS,
+    multiple=True,
+    help="Loss to check; repeat for several (each on the tasks that have it).  [default: S and Z]",
+)
+@click.option(
+    "--margin",
+    type=click.FloatRange(min=0),
+    default=0.01,
+    show_default=True,
+    help="Tolerated worsening: a fraction of the baseline's expected loss (S, A, Z, Q) or nats (L).",
+)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=0.05,
+    show_default=True,
+)
+@click.option("--json", "as_json", is_flag=True, help="One JSON document.")
+@click.pass_context
+def check(ctx: click.Context, baseline, names, loss, margin, alpha, as_json) -> None:
+    """Compare the workspace's results with those in BASELINE_ROOT (a workspace or its
+    results/ directory) task by task, with the design's paired test of current -
+    baseline. Exits 1 only when a method got significantly worse (by more than the
+    margin, Holm-adjusted p < alpha) or baseline results are missing; a table says what
+    changed. METHODs and TASKs restrict the check (default: everything in the baseline)."""
+    from ..methods.registry import method_names
+    from ..report.collect import result_methods
+    from ..stats.gate import baseline_tree
+    from ..stats.gate import check as run_check
+    from ..tasks import resolve_tasks
+
+    ws = _ws(ctx)
+    base = baseline_tree(ws, baseline)
+    known = set(result_methods(base)) | set(result_methods(ws))
+    try:
+        known |= set(method_names(ws))
+    except Exception:  # a broken method YAML must not stop the gate from naming methods
+        pass
+    methods = [n for n in names if n in known]
+    tasks = [n for n in names if n not in known]
+    refs = resolve_tasks(ws, tasks) if tasks else None
+    res = run_check(ws, baseline, methods or None, refs, tuple(loss) or ("S", "Z"), alpha, margin)
+    if as_json:
+        click.echo(json.dumps(res.to_dict(), sort_keys=True))
+    else:
+        click.echo(format_check(res), nl=False)
+    if res.failed:
+        ctx.exit(1)
