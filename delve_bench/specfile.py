@@ -139,8 +139,8 @@ class Fields:
         maximum: int | None = None,
     ) -> int:
         v = self._get(key, default is None)  # raises when missing and there is no default
-        if v is None:
-            return default  # type: ignore[return-value]
+        if v is None and default is not None:
+            return default
         return whole(v, minimum, lambda m: self.error(key, m), maximum)
 
     def number(

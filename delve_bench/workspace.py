@@ -34,6 +34,10 @@ class Workspace:
 
     root: Path
 
+    def __post_init__(self) -> None:
+        # accept str and "~"; every path below is built from an absolute root
+        object.__setattr__(self, "root", Path(self.root).expanduser().resolve())
+
     @classmethod
     def from_env(cls, root: str | os.PathLike | None = None) -> Workspace:
         root = root or os.environ.get("DELVE_ROOT") or os.getcwd()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
@@ -10,7 +9,7 @@ import click
 
 from ..errors import DelveError
 from ..workspace import Workspace
-from ._group import POSITIVE, _ws, cli
+from ._group import POSITIVE, _ws, cli, complete_methods_or_tasks, emit, examples, json_output
 
 
 def _split_run_args(ws: Workspace, args: tuple[str, ...]) -> tuple[list[str], list[str]]:
@@ -19,7 +18,8 @@ def _split_run_args(ws: Workspace, args: tuple[str, ...]) -> tuple[list[str], li
     from ..methods.registry import method_names
 
     methods_known, ds = set(method_names(ws)), set(dataset_names(ws))
-    methods_, tasks_ = [], []
+    methods_: list[str] = []
+    tasks_: list[str] = []
     for a in args:
         if not tasks_ and a in methods_known:
             methods_.append(a)
@@ -36,16 +36,6 @@ def _split_run_args(ws: Workspace, args: tuple[str, ...]) -> tuple[list[str], li
     if not tasks_:
         raise DelveError("name at least one task, e.g. `delve run lin-1 kin-8nm/std.256`")
     return methods_, tasks_
-
-
-def _check_writable(ws: Workspace, jobs) -> None:
-    """Every folder the jobs write to takes a file, checked before any job starts."""
-    from ..run.store import result_dir
-    from ..workspace import ensure_writable
-
-    dirs = {result_dir(ws, j.method, j.ref, j.instance) for j in jobs}
-    for d in sorted({d.parent for d in dirs}) + sorted(d for d in dirs if d.is_dir()):
-        ensure_writable(d)
 
 
 def _concurrency(jobs: int, dask_address: str | None) -> int:
@@ -86,8 +76,20 @@ def _memory_limit(text: str | None, concurrent: int) -> int | None:
     return n
 
 
-@cli.command()
-@click.argument("args", nargs=-1, required=True, metavar="METHOD... TASK...")
+@cli.command(
+    epilog=examples(
+        "delve run lin-1 knn-cv-1 kin-8nm/std.64            # 8 instances each",
+        "delve run gp-mc-1 'kin-8*/std.256' --dry-run       # plan and time estimate only",
+        "delve run mlp-ese-1 boston --budget-mode work --jobs 2 --instances 0-3",
+    )
+)
+@click.argument(
+    "args",
+    nargs=-1,
+    required=True,
+    metavar="METHOD... TASK...",
+    shell_complete=complete_methods_or_tasks,
+)
 @click.option("--instances", help="Only these instances, e.g. 0,2-4.")
 @click.option(
     "--budget-mode",
@@ -120,7 +122,8 @@ def _memory_limit(text: str | None, concurrent: int) -> int | None:
     "--hard-limit",
     type=POSITIVE,
     metavar="SECONDS",
-    help="Kill any job after this many CPU seconds (default: 2 x its cpu budget + 60 s).",
+    help="Kill any job after this many CPU seconds (default: 2 x its cpu budget + 60 s; "
+    "1 h without a cpu budget).",
 )
 @click.option(
     "--memory-limit",
@@ -131,10 +134,17 @@ def _memory_limit(text: str | None, concurrent: int) -> int | None:
 @click.option(
     "--force",
     is_flag=True,
-    help="Redo instances that are already finished (each is replaced when its new result is complete).",
+    help="Redo finished instances (each is replaced when its new result is complete).",
 )
 @click.option("--retry-failed", is_flag=True, help="Rerun instances recorded as failed.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
+@click.option(
+    "--dry-run",
+    "-n",
+    is_flag=True,
+    help="Only show the plan: jobs to run and skip, and an estimate of CPU and wall time.",
+)
+@click.option("--quiet", "-q", is_flag=True, help="No estimate, progress bar or summary.")
+@json_output
 @click.pass_context
 def run(
     ctx: click.Context,
@@ -148,96 +158,101 @@ def run(
     memory_limit,
     force,
     retry_failed,
+    dry_run,
     quiet,
+    output,
 ) -> None:
-    """Run METHODs on every missing instance of TASKs; results go to results/."""
+    """Run METHODs on every missing instance of TASKs; results go to results/.
+
+    Before a run estimated to take more than a minute, one line gives its CPU and wall
+    time; --dry-run shows the whole plan: jobs to run and skip, and the estimate per method
+    (from the budgets in cpu mode, from earlier runs' recorded costs otherwise)."""
+    from .. import api
     from ..errors import RunFailed
-    from ..methods.registry import DEFAULT_TIME_SCALE
-    from ..run import RunInterrupted, RunOptions, plan_jobs, run_jobs
-    from ..tasks import resolve_tasks
+    from ..report.listing import estimate_line, format_plan, format_run_summary
+    from ..run import RunInterrupted
     from ..tasks.names import parse_instances
 
     ws = _ws(ctx)
     wanted = parse_instances(instances)
     methods_, task_names = _split_run_args(ws, args)
-    refs = resolve_tasks(ws, task_names)
-    options = RunOptions(
-        mode=budget_mode,
-        time_scale=DEFAULT_TIME_SCALE if time_scale is None else time_scale,
+    p = api.plan(
+        methods_,
+        task_names,
+        root=ws,
+        instances=wanted,
+        budget_mode=budget_mode,
+        time_scale=time_scale,
+        jobs=jobs,
         force=force,
+        retry_failed=retry_failed,
         hard_limit=hard_limit,
         memory_limit=_memory_limit(memory_limit, _concurrency(jobs, dask_address)),
     )
-    plan = plan_jobs(ws, methods_, refs, wanted, options, retry_failed)
-    _check_writable(ws, plan.todo)
-    if plan.stale and not quiet:
-        job, fields = next(iter(plan.stale.items()))
+    if dry_run:
+        emit("plan", [p], output, lambda ps: format_plan(ps[0]), one=True)
+        return
+    if not quiet and output is None and p.estimate.wall_seconds > 60:
+        click.echo(estimate_line(p.estimate, len(p.todo)), err=True)
+    if p.stale and not quiet and output is None:
+        job, fields = next(iter(p.stale.items()))
         click.echo(
-            f"rerunning {len(plan.stale)} instance(s) made under other settings "
+            f"rerunning {len(p.stale)} instance(s) made under other settings "
             f"(e.g. {job.label}: {', '.join(fields)} changed); earlier results stay until "
             "the new ones are complete",
             err=True,
         )
     try:
-        outcomes = run_jobs(
-            ws,
-            plan.todo,
-            options,
-            jobs,
-            progress=not quiet and sys.stderr.isatty(),
+        summary = api.execute(
+            p,
+            root=ws,
+            progress=not quiet and output is None and sys.stderr.isatty(),
+            hard_limit=hard_limit,
             dask=dask_address,
+            force=force,
         )
     except RunInterrupted as e:
-        _summary(e.outcomes, plan, quiet=False)
+        click.echo(format_run_summary(e.summary), err=True, nl=False)
         click.echo(
-            f"interrupted: {len(e.outcomes)} of {len(plan.todo)} jobs finished and are kept; "
-            "the running ones were stopped and left undone; rerun to resume",
+            f"interrupted: {e.summary.ran + len(e.summary.failed)} of {len(p.todo)} jobs "
+            "finished and are kept; the running ones were stopped and left undone; "
+            "rerun to resume",
             err=True,
         )
         if dask_address:  # skip Dask's exit hooks: they would wait on the killed cluster
             sys.stderr.flush()
             os._exit(130)
         sys.exit(130)
-    failed, interrupted = _summary(outcomes, plan, quiet)
-    if failed or interrupted:
-        raise RunFailed(f"{len(failed)} instance(s) failed, {len(interrupted)} interrupted")
-
-
-def _summary(outcomes, plan, quiet: bool) -> tuple[list, list]:
-    """Print what a run did; returns its failed and interrupted outcomes."""
-    failed = [o for o in outcomes if o.status == "failed"]
-    ran = sum(o.status == "ok" for o in outcomes)
-    locked = [o for o in outcomes if o.status == "locked"]
-    interrupted = [o for o in outcomes if o.status == "interrupted"]
-    if not quiet:
-        cpu = sum(o.cpu or 0 for o in outcomes)
-        click.echo(
-            f"ran {ran}, skipped {len(plan.done)} finished, {len(failed)} failed, "
-            f"{len(locked)} busy elsewhere; {cpu:.2f} CPU s",
-            err=True,
+    if output:
+        emit("run", [summary], output, one=True)
+    else:
+        text = format_run_summary(summary).splitlines()
+        for line in text[1:] if quiet else text:
+            click.echo(line, err=True)
+    if not summary.ok:
+        raise RunFailed(
+            f"{len(summary.failed)} instance(s) failed, {len(summary.interrupted)} interrupted"
         )
-    for o in failed:
-        click.echo(f"failed: {o.job.label}: {o.error}", err=True)
-    for o in interrupted:
-        click.echo(f"interrupted: {o.job.label}: {o.error} (rerun to redo it)", err=True)
-    if plan.failed:
-        click.echo(
-            f"skipped {len(plan.failed)} instance(s) that failed earlier "
-            f"(rerun them with --retry-failed), e.g. {plan.failed[0].label}",
-            err=True,
-        )
-    return failed, interrupted
 
 
-@cli.command()
-@click.argument("names", nargs=-1, metavar="[METHOD] [TASK]...")
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per method and task.")
+@cli.command(
+    epilog=examples(
+        "delve status                          # every method with results",
+        "delve status gp-mc-1 kin-8nm          # one method on a dataset's tasks",
+        "delve status --json | jq '.[] | select(.failed != [])'",
+    )
+)
+@click.argument(
+    "names", nargs=-1, metavar="[METHOD] [TASK]...", shell_complete=complete_methods_or_tasks
+)
+@json_output
 @click.pass_context
-def status(ctx: click.Context, names, as_json) -> None:
-    """Done / failed / missing instances per method and task, with failure reasons."""
+def status(ctx: click.Context, names, output) -> None:
+    """Done / failed / corrupt / missing instances per method and task, with failure reasons."""
     from ..data import dataset_names
     from ..errors import suggest
     from ..methods.registry import method_names
+    from ..report.listing import format_status
     from ..run.status import study_status
 
     ws = _ws(ctx)
@@ -250,24 +265,4 @@ def status(ctx: click.Context, names, as_json) -> None:
                 f"{suggest(first, methods_known | set(dataset_names(ws)))}; "
                 "`delve methods` and `delve tasks` list them"
             )
-    rows = study_status(ws, list(names))
-    if as_json:
-        for r in rows:
-            click.echo(json.dumps(r, sort_keys=True))
-        return
-    if not rows:
-        click.echo("no results yet; start with `delve run METHOD TASK`")
-        return
-    click.echo(
-        f"{'method':<16}{'task':<34}{'done':>5}{'stale':>6}{'failed':>7}{'corrupt':>8}"
-        f"{'missing':>8}"
-    )
-    for r in rows:
-        click.echo(
-            f"{r['method']:<16}{r['task']:<34}{len(r['done']):>5}{len(r['stale']):>6}"
-            f"{len(r['failed']):>7}{len(r['corrupt']):>8}{len(r['missing']):>8}"
-        )
-        for i, err in sorted(r["errors"].items()):
-            click.echo(f"    #{i}: {err}")
-        for i, what in sorted(r["stale_fields"].items()):
-            click.echo(f"    #{i}: stale ({what})")
+    emit("status", study_status(ws, list(names)), output, format_status)

@@ -134,7 +134,11 @@ def _attributes(f: Fields) -> tuple[Attribute, ...]:
                 )
         elif values:
             raise a.error("values", f"a {kind} attribute has no list of values")
-        attrs.append(Attribute(name, kind, tuple(values), a.optional("description")))
+        attrs.append(
+            Attribute(
+                name=name, kind=kind, values=tuple(values), description=a.optional("description")
+            )
+        )
     return tuple(attrs)
 
 
@@ -172,18 +176,18 @@ def _provenance(f: Fields) -> Provenance | None:
         o.hexdigest("commit", 40, required=True)
         origin.append(
             Origin(
-                o.required("repository"),
-                o.required("path"),
-                o.required("commit"),
-                o.hexdigest("blob", 40),
+                repository=o.required("repository"),
+                path=o.required("path"),
+                commit=o.required("commit"),
+                blob=o.hexdigest("blob", 40),
             )
         )
     return Provenance(
-        tuple(origin),
-        p.required("conversion"),
-        p.required("checks"),
-        p.optional("doubts", "none"),
-        p.optional("notes"),
+        origin=tuple(origin),
+        conversion=p.required("conversion"),
+        checks=p.required("checks"),
+        doubts=p.optional("doubts", "none"),
+        notes=p.optional("notes"),
     )
 
 

@@ -111,7 +111,10 @@ class Prediction:
 
     @property
     def point_for_A(self) -> np.ndarray:
-        return self.mean if self.median is None else self.median
+        point = self.mean if self.median is None else self.median
+        if point is None:
+            raise ValueError("a prediction without a mean or median has no point for loss A")
+        return point
 
 
 @dataclass

@@ -7,6 +7,7 @@ A YAML spec::
     plugin: delve_bench.methods.lin:Lin1      # any importable class
     params: {}                                # keyword arguments of the class
     budget: {cpu_per_case: 30, cpu_cap: 28800, work: 150}
+    summary: one line for ``delve methods``   # optional; else the description's first sentence
     description: ...
 
 The plugin may also be any scikit-learn-style regressor class (``fit``/``predict``),
@@ -44,6 +45,7 @@ class MethodSpec:
     budget: dict = field(default_factory=dict)
     description: str = ""
     source: str = ""
+    short: str = ""  # the YAML's one-line ``summary`` (see :attr:`summary`)
     #: the method's code version (YAML ``version:``): bump it when a code change alters
     #: the method's results, so that older results read as stale (docs/provenance.md)
     version: str | None = None
@@ -76,6 +78,58 @@ class MethodSpec:
             "nor a regressor with fit/predict"
         )
 
+    def budget_rule(self, mode: str | None = None) -> str:
+        """The budget rule in words: ``cpu 30 s/case``, ``work 20000``, ... (``mode``: only
+        that mode's part; None: both modes and the hard limit). CPU seconds are
+        1996-machine seconds, multiplied by ``--time-scale`` when a run starts."""
+        b = self.budget or {}
+        cpu = []
+        if b.get("cpu_fixed"):
+            cpu.append(f"{_num(b['cpu_fixed'])} s")
+        if b.get("cpu_per_case") is not None:
+            cpu.append(f"{_num(b['cpu_per_case'])} s/case")
+        cpu_text = " + ".join(cpu) + (
+            f" (at most {_num(b['cpu_cap'])} s)" if "cpu_cap" in b else ""
+        )
+        work = []
+        if b.get("work"):
+            work.append(_num(b["work"]))
+        if b.get("work_per_case") is not None:
+            work.append(f"{_num(b['work_per_case'])}/case")
+        work_text = " + ".join(work) + (
+            f" (at most {_num(b['work_cap'])})" if "work_cap" in b else ""
+        )
+        if mode == "cpu":
+            return f"cpu {cpu_text}" if cpu else "no cpu budget"
+        if mode == "work":
+            return f"work {work_text}" if work else "no work budget"
+        parts = ([f"cpu {cpu_text}"] if cpu else []) + ([f"work {work_text}"] if work else [])
+        if b.get("hard_limit") is not None:
+            parts.append(f"hard limit {_num(b['hard_limit'])} s")
+        return "; ".join(parts) or "runs to completion"
+
+    def losses_served(self) -> tuple[str, ...] | None:
+        """The losses the method gives (``L`` needs a predictive density); None when its
+        plugin cannot be imported here."""
+        try:
+            cls = self.load_class()
+        except DelveError:
+            return None
+        if isinstance(cls, type) and issubclass(cls, Method):
+            return tuple(cls.losses)
+        from .sklearn import SklearnRegressor
+
+        return tuple(SklearnRegressor.losses)
+
+    @property
+    def summary(self) -> str:
+        """One line: the YAML's ``summary``, else the description's first sentence."""
+        if self.short:
+            return self.short
+        text = " ".join(self.description.split())
+        m = re.search(r"[.;:](\s|$)", text)
+        return text[: m.start() + 1].rstrip(";:") if m else text
+
     def make_budget(
         self, n_train: int, mode: str, time_scale: float = DEFAULT_TIME_SCALE
     ) -> Budget:
@@ -101,8 +155,12 @@ class MethodSpec:
         return Budget(mode="work", work=units)
 
 
+def _num(x) -> str:
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
 #: the keys a method spec may have, and those of its ``budget``
-KEYS = ("name", "plugin", "params", "budget", "description", "version")
+KEYS = ("name", "plugin", "params", "budget", "summary", "description", "version")
 BUDGET_KEYS = (
     "cpu_per_case",
     "cpu_fixed",
@@ -165,10 +223,11 @@ def _parse_file(path: Path) -> MethodSpec:
     return MethodSpec(
         name=name,
         plugin=plugin,
-        params=dict(params.raw) if params else {},
+        params=dict(params.raw) if params is not None else {},
         budget=_budget(f),
         description=f.optional("description").strip(),
         source=str(path),
+        short=" ".join((f.text("summary", "") or "").split()),
         version=None if version is None else str(version),
     )
 
@@ -176,12 +235,8 @@ def _parse_file(path: Path) -> MethodSpec:
 @functools.lru_cache(maxsize=1)
 def _entry_point_specs() -> dict[str, MethodSpec]:
     out: dict[str, MethodSpec] = {}
-    try:
-        eps = metadata.entry_points(group="delve_bench.methods")
-    except TypeError:  # pragma: no cover - Python < 3.10
-        eps = metadata.entry_points().get("delve_bench.methods", [])
-    for ep in eps:
-        out[ep.name] = MethodSpec(ep.name, ep.value, source=f"entry point {ep.value}")
+    for ep in metadata.entry_points(group="delve_bench.methods"):
+        out[ep.name] = MethodSpec(name=ep.name, plugin=ep.value, source=f"entry point {ep.value}")
     return out
 
 

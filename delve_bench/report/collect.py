@@ -35,7 +35,7 @@ from ..stats.summary import (
 from ..tasks.names import TaskRef
 from ..workspace import Workspace
 
-# The thesis' display order (spec/evaluation.md §8.4); other methods follow alphabetically.
+# The thesis' display order (Rasmussen 1996 Figs. 5.3-5.13); other methods follow alphabetically.
 THESIS_ORDER = (
     "lin-1",
     "knn-cv-1",
@@ -79,11 +79,12 @@ def result_tasks(ws: Workspace, methods: Iterable[str]) -> list[TaskRef]:
 
 
 def p_digit(p: float | None, bounded: bool = False) -> int | None:
-    """The one-digit p-value of the DELVE diagram (spec/evaluation.md §8.4).
+    """The one-digit p-value of the DELVE diagram (Rasmussen 1996 Figs. 5.3-5.13).
 
     p in percent rounded *up* (p <= 1 % gives 1, 8 % < p <= 9 % gives 9); None (blank) above
     9 % or when p is undefined. A p that the design only reports as ``p < 0.05`` (quasi-F
-    with fewer than 4 instances) is shown as 5, the spec's inferred reading (§13.5)."""
+    with fewer than 4 instances) is shown as 5 (the most the
+    design may claim; docs/statistics.md)."""
     if bounded:
         return 5
     if p is None or not math.isfinite(p):
@@ -307,10 +308,15 @@ def pair_cell(a: MethodCell, b: MethodCell, design: str, st, n_train: int) -> Pa
     """The design's paired test of A - B on the instances both have (None if too few)."""
     shared = tuple(paired_instances(list(a.used), list(b.used)))
     if a.y is None or b.y is None or len(shared) < min_instances(design):
-        return PairCell(a.method, b.method, shared, None)
+        return PairCell(a=a.method, b=b.method, instances=shared, comparison=None)
     ya = a.y[[a.used.index(i) for i in shared]]
     yb = b.y[[b.used.index(i) for i in shared]]
-    return PairCell(a.method, b.method, shared, compare(ya, yb, design, st, n_train=n_train))
+    return PairCell(
+        a=a.method,
+        b=b.method,
+        instances=shared,
+        comparison=compare(ya, yb, design, st, n_train=n_train),
+    )
 
 
 def task_report(ws: Workspace, ref: TaskRef, methods: list[str], loss: str) -> TaskReport:
@@ -322,7 +328,14 @@ def task_report(ws: Workspace, ref: TaskRef, methods: list[str], loss: str) -> T
         for i, a in enumerate(methods)
         for b in methods[i + 1 :]
     }
-    return TaskReport(ref, layout.design, len(layout.instances), layout.test_size, cells, pairs)
+    return TaskReport(
+        ref=ref,
+        design=layout.design,
+        task_instances=len(layout.instances),
+        test_size=layout.test_size,
+        cells=cells,
+        pairs=pairs,
+    )
 
 
 def select_methods(ws: Workspace, requested: list[str] | None) -> list[str]:
@@ -370,7 +383,9 @@ def collect(
             continue
         by_proto.setdefault((ref.dataset, ref.prototask), []).append(t)
     return [
-        PrototaskReport(ds, pt, loss, tuple(methods), tuple(ts))
+        PrototaskReport(
+            dataset=ds, prototask=pt, loss=loss, methods=tuple(methods), tasks=tuple(ts)
+        )
         for (ds, pt), ts in sorted(by_proto.items())
     ]
 

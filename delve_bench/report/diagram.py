@@ -1,4 +1,4 @@
-"""The DELVE diagram of one prototask and loss (spec/evaluation.md §8.4, thesis Figs. 5.3-5.13).
+"""The DELVE diagram of one prototask and loss (Rasmussen 1996 Figs. 5.3-5.13).
 
 * One box per task (training-set size, printed above it). Inside, one mark per method
   in display order and a fixed colour: a short horizontal line at the standardised
@@ -10,8 +10,8 @@
 * Under each box, the matrix of pairwise p-values of the design's test (paired t-test or
   Lindman's quasi-F): p in percent rounded up to one digit (1 = p <= 1 %, 9 = p <= 9 %),
   blank above 9 %, written in the winner's column and the loser's row; dots fill the
-  other off-diagonal cells (the reading spec §8.4 calls reasonable). A p the design only
-  reports as ``p < 0.05`` (quasi-F, fewer than 4 instances) is an italic 5 (spec §13.5).
+  other off-diagonal cells (our reading of the thesis' figures). A p the design only
+  reports as ``p < 0.05`` (quasi-F, fewer than 4 instances) is an italic 5.
 
 Rendering is deterministic: fixed font (DejaVu Sans, shipped with matplotlib), glyphs as
 paths, a fixed SVG hash salt and no dates in the metadata, so regenerated SVGs are

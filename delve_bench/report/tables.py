@@ -258,7 +258,8 @@ def ranks_table(ov: Overview) -> Table:
         f"Average rank over the {len(ov.rank_tasks)} of {len(ov.tasks)} tasks on which every "
         "ranked method has a value (1 = lowest standardised loss; ties share the mean rank).",
         "Significant wins and losses: tasks on which the design's paired test gave p < 0.05 "
-        "(Barrio et al. 2009, Table 2).",
+        "(Barrio et al. 2009, Table 2), not corrected for the number of tests; the rankings "
+        f"table (rankings-{ov.loss}) counts them after Holm's correction, per prototask.",
     ]
     if left_out:
         notes.append(f"Not ranked (a method has no value): {', '.join(left_out)}.")
@@ -300,8 +301,8 @@ def wins_table(ov: Overview) -> Table:
         rows=rows,
         notes=(
             "Cell (row R, column C): the number of tasks on which C was significantly better "
-            f"than R (p < 0.05), out of the {len(ov.tasks)} tasks reported (Barrio et al. "
-            "2009, Table 2). Column sums are wins, row sums losses.",
+            f"than R (p < 0.05, uncorrected), out of the {len(ov.tasks)} tasks reported "
+            "(Barrio et al. 2009, Table 2). Column sums are wins, row sums losses.",
         ),
     )
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..data import verify_dataset
 from ..errors import DelveError
@@ -38,6 +39,8 @@ class RunInterrupted(KeyboardInterrupt):
     def __init__(self, outcomes: list[Outcome]):
         super().__init__()
         self.outcomes = outcomes
+        #: the api.RunSummary of the finished jobs, set by :func:`delve_bench.api.execute`
+        self.summary: Any = None
 
 
 @dataclass

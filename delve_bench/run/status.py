@@ -1,8 +1,11 @@
 """``delve status``: which instances of which (method, task) are done, stale, failed,
 corrupt or missing, read from the result store (stale: made under another fingerprint,
-see :func:`delve_bench.run.store.task_instances`)."""
+see :func:`delve_bench.run.store.task_instances` and docs/provenance.md)."""
 
 from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
 
 from ..errors import DelveError
 from ..methods.registry import method_names
@@ -11,6 +14,28 @@ from ..tasks.names import TaskRef, resolve_tasks
 from ..tasks.spec import prototask_spec
 from ..workspace import Workspace
 from .store import task_instances
+
+
+@dataclass(frozen=True, kw_only=True)
+class StatusRow:
+    """One method on one task: its instance numbers by state, the recorded errors of the
+    failed ones and, for the stale ones, how their fingerprint differs (instance -> text)."""
+
+    method: str
+    task: str
+    done: list[int] = field(default_factory=list)
+    stale: list[int] = field(default_factory=list)
+    failed: list[int] = field(default_factory=list)
+    corrupt: list[int] = field(default_factory=list)
+    missing: list[int] = field(default_factory=list)
+    errors: dict[int, str] = field(default_factory=dict)
+    stale_fields: dict[int, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["errors"] = {str(k): v for k, v in sorted(self.errors.items())}
+        d["stale_fields"] = {str(k): v for k, v in sorted(self.stale_fields.items())}
+        return d
 
 
 def _tasks_with_results(ws: Workspace, method: str) -> list[TaskRef]:
@@ -24,7 +49,7 @@ def _tasks_with_results(ws: Workspace, method: str) -> list[TaskRef]:
     return refs
 
 
-def study_status(ws: Workspace, names: list[str]) -> list[dict]:
+def study_status(ws: Workspace, names: list[str]) -> list[StatusRow]:
     """One row per (method, task): instance numbers by state and the recorded errors."""
     known = set(method_names(ws))
     methods = [n for n in names[:1] if n in known]
@@ -43,22 +68,12 @@ def study_status(ws: Workspace, names: list[str]) -> list[dict]:
                 layout = task_layout(ws, prototask_spec(ws, ref.dataset, ref.prototask), ref.size)
             except DelveError:
                 continue
-            row: dict = {
-                "method": m,
-                "task": ref.full_name,
-                "done": [],
-                "stale": [],
-                "failed": [],
-                "corrupt": [],
-                "missing": [],
-                "errors": {},
-                "stale_fields": {},
-            }
+            row = StatusRow(method=m, task=ref.full_name)
             for st in task_instances(ws, m, ref, layout):
-                row["done" if st.state == "ok" else st.state].append(st.index)
+                getattr(row, "done" if st.state == "ok" else st.state).append(st.index)
                 if st.state == "failed":
-                    row["errors"][st.index] = (st.meta or {}).get("error", "?")
+                    row.errors[st.index] = (st.meta or {}).get("error", "?")
                 elif st.state == "stale":
-                    row["stale_fields"][st.index] = st.detail
+                    row.stale_fields[st.index] = st.detail
             rows.append(row)
     return rows

@@ -46,12 +46,12 @@ def mean_squares(y: np.ndarray, design: str) -> MeanSquares:
     ms_a = J * ((row - mean[..., None]) ** 2).sum(-1) / (I - 1)
     if design == "hierarchical":
         ms_e = ((y - row[..., None]) ** 2).sum((-2, -1)) / (I * (J - 1))
-        return MeanSquares(design, I, J, mean, ms_a, ms_e, None)
+        return MeanSquares(design=design, I=I, J=J, mean=mean, ms_a=ms_a, ms_e=ms_e, ms_b=None)
     col = y.mean(-2)
     ms_b = I * ((col - mean[..., None]) ** 2).sum(-1) / (J - 1)
     resid = y - row[..., :, None] - col[..., None, :] + mean[..., None, None]
     ms_e = (resid**2).sum((-2, -1)) / ((I - 1) * (J - 1))
-    return MeanSquares(design, I, J, mean, ms_a, ms_e, ms_b)
+    return MeanSquares(design=design, I=I, J=J, mean=mean, ms_a=ms_a, ms_e=ms_e, ms_b=ms_b)
 
 
 @dataclass(frozen=True)
@@ -77,8 +77,13 @@ class Anova:
     @property
     def sd_test(self) -> float:
         """sqrt(MSe): test cases & stoch. pred. & interactions (hierarchical), or
-        interactions & stoch. pred. (2-way)."""
+        interactions & stoch. pred. (2-way; reported as ``sd_interaction`` there)."""
         return float(np.sqrt(self.ms_e))
+
+    @property
+    def sd_interaction(self) -> float | None:
+        """SD from interactions & stochastic prediction, sqrt(MSe), 2-way only."""
+        return None if self.design != "2-way" else float(np.sqrt(self.ms_e))
 
     @property
     def sd_cases(self) -> float | None:
@@ -101,8 +106,30 @@ def anova(y: np.ndarray, design: str) -> Anova:
     var_a = max((ms_a - ms_e) / J, 0.0)
     if ms.ms_b is None:
         se = float(np.sqrt(var_a / I + ms_e / (I * J)))
-        return Anova(design, I, J, mean, ms_a, ms_e, None, var_a, None, se)
+        return Anova(
+            design=design,
+            I=I,
+            J=J,
+            mean=mean,
+            ms_a=ms_a,
+            ms_e=ms_e,
+            ms_b=None,
+            var_a=var_a,
+            var_b=None,
+            se=se,
+        )
     ms_b = float(ms.ms_b)
     var_b = max((ms_b - ms_e) / I, 0.0)
     se = float(np.sqrt(var_a / I + var_b / J + ms_e / (I * J)))
-    return Anova(design, I, J, mean, ms_a, ms_e, ms_b, var_a, var_b, se)
+    return Anova(
+        design=design,
+        I=I,
+        J=J,
+        mean=mean,
+        ms_a=ms_a,
+        ms_e=ms_e,
+        ms_b=ms_b,
+        var_a=var_a,
+        var_b=var_b,
+        se=se,
+    )

@@ -174,7 +174,7 @@ def split(order0: np.ndarray, proto: PrototaskSpec, size: int) -> tuple[Instance
             test = pool[i * m : (i + 1) * m]
         else:
             test = pool
-        out.append(Instance(i, train, test))
+        out.append(Instance(index=i, train=train, test=test))
     return tuple(out)
 
 
@@ -189,7 +189,7 @@ def published(ws: Workspace, proto: PrototaskSpec, size: int) -> tuple[Instance,
         )
     if proto.design == "fixed" and len(real) != 1:
         raise DelveError(f"{proto.full_name}: a fixed design has one split, not {len(real)}")
-    return tuple(Instance(i, tr, te) for i, (tr, te) in enumerate(real))
+    return tuple(Instance(index=i, train=tr, test=te) for i, (tr, te) in enumerate(real))
 
 
 def check_invariants(layout: TaskLayout) -> None:
@@ -263,7 +263,7 @@ def derive_layout(ws: Workspace, proto: PrototaskSpec, size: int) -> TaskLayout:
         inst = split(_ordered_cases(ws, proto), proto, size)
     if not inst:
         raise _no_instances(proto, size)
-    layout = TaskLayout(proto, size, inst)
+    layout = TaskLayout(proto=proto, size=size, instances=inst)
     check_invariants(layout)
     return layout
 
@@ -338,9 +338,9 @@ def task_layout(ws: Workspace, proto: PrototaskSpec, size: int) -> TaskLayout:
                 raise DelveError(
                     f"{p}: {got} cases, but {proto.full_name}/std.{size} declares {want}"
                 )
-        insts.append(Instance(i, train, test))
+        insts.append(Instance(index=i, train=train, test=test))
     _check_disjoint(insts, files, n_cases, proto, kept)
-    return TaskLayout(proto, size, tuple(insts))
+    return TaskLayout(proto=proto, size=size, instances=tuple(insts))
 
 
 def _check_disjoint(
@@ -468,4 +468,6 @@ def generate(ws: Workspace, proto: PrototaskSpec, check_only: bool = False) -> G
                 ):
                     p.unlink()
                     removed.append(p)
-    return Generated(tuple(layouts), tuple(written), tuple(removed), note)
+    return Generated(
+        layouts=tuple(layouts), written=tuple(written), removed=tuple(removed), note=note
+    )

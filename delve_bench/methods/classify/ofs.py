@@ -167,6 +167,8 @@ class OfsLoomi(Classifier):
             curve[f"{s:g}"] = {"criterion": run.score, "size": run.m}
             if best is None or (run.score, -run.m) > (best[0].score, -best[0].m):
                 best = (run, s)
+        if best is None:
+            raise ValueError("no width scales to choose from")
         run, s = best
         sel, m = run.sel, run.m
         self.X, self.tau = X[sel.sel[:m]], s * med

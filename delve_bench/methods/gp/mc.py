@@ -1,11 +1,13 @@
 """gp-mc-1: the GP with its hyperparameters integrated out by hybrid Monte Carlo
-(spec/methods-thesis.md §9.2; thesis §4.6, C ``gp-mc.c``, ``leapfrog.c``, ``gp-pred.c``).
+(Rasmussen 1996 §4.6, C ``gp-mc.c``, ``leapfrog.c``, ``gp-pred.c`` in App. A.5;
+docs/methods/gp.md).
 
-Sampler (:mod:`..hmc`): Horowitz' persistent HMC on ``theta`` with one leapfrog step per
-proposal, step ``eps = 0.5 / sqrt(n)`` for every hyperparameter, unit masses, momentum
-starting at 0; a rejection restores the state *and its gradient* (§11 #10) and negates the
-momentum; then the momentum is partially refreshed, ``p <- 0.95 p + sqrt(1 - 0.95^2) nu``.
-The energy is the negative log posterior of :mod:`.model`.
+Sampler (:mod:`delve_bench.numerics.hmc`): Horowitz' persistent HMC on ``theta`` with one
+leapfrog step per proposal, step ``eps = 0.5 / sqrt(n)`` for every hyperparameter, unit
+masses, momentum starting at 0; a rejection restores the state *and its gradient*
+(docs/methods/gp.md, gp-mc-1 departure 2) and negates the momentum; then the momentum is
+partially refreshed, ``p <- 0.95 p + sqrt(1 - 0.95^2) nu``. The energy is the negative log
+posterior of :mod:`.model`.
 
 Run length ``T`` and the save schedule: 39 records at equal intervals ``T/39`` of the run's
 clock; prediction uses 26 of them spread evenly by iteration index from the first record
@@ -13,17 +15,19 @@ at or after ``T/3`` to the last (the thesis' selection code), i.e. the last two 
 The clock is process CPU time in ``cpu`` mode (30 s per training case on the 1996 machine,
 scaled by ``--time-scale``) and the iteration count in ``work`` mode, where the budget's
 work units are iterations *at n = 64*: ``iterations = work (64/n)^2``, because time grows
-as n and an iteration costs n^3 (spec §10 [G], "about 20000 iterations at n = 64"); [G]
-at least ``min_iterations`` so that large n still moves away from the start.
+as n and an iteration costs n^3 (the thesis' "roughly 20000 iterations for the smallest
+training sets", §4.6); at least ``min_iterations`` so that large n still moves away from
+the start.
 
-Prediction: the equal-weight mixture of the 26 Gaussians of §8.5. S: the mixture mean.
-A: the exact mixture median (§11 #17; ``faithful_median=True``: median of 11 draws per
+Prediction: the equal-weight mixture of the 26 Gaussians of eq. 4.10. S: the mixture mean.
+A: the exact mixture median (departure 1; ``faithful_median=True``: median of 11 draws per
 component). L: log mixture density after the C code's widening heuristic: when the sum of
 the 26 predictive standard deviations is below the spread of the central 2/3 of the 26
-means (21st minus 4th smallest), all variances are scaled up to match (§9.2, §11 #22).
+means (21st minus 4th smallest), all variances are scaled up to match (``gp-pred.c``; a zero spread
+is guarded, departure 3).
 
 The sampler runs with one BLAS thread whatever the caller set: its budget is process CPU
-time, which threads only inflate (spec §5 [G]), and threaded BLAS is many times slower on
+time, which threads only inflate, and threaded BLAS is many times slower on
 the small matrices of the smaller tasks.
 """
 
@@ -101,10 +105,13 @@ class GpMc(Method):
         budget = budget.map_work(lambda work: self.iterations_for(n, work))
         T = float(budget.require_finite("gp-mc-1"))
         it = 0
-        rec_iter, rec_theta, rec_E, rec_time = [], [], [], []
-        rejects_at_save = []
+        rec_iter: list[int] = []
+        rec_theta: list[np.ndarray] = []
+        rec_E: list[float] = []
+        rec_time: list[float] = []
+        rejects_at_save: list[float] = []
         # one BLAS thread: the budget is process CPU time, which threads only inflate, and
-        # threaded BLAS is many times slower on the small matrices of HMC (spec §5 [G])
+        # threaded BLAS is many times slower on the small matrices of HMC
         with threadpool_limits(1):
             while len(rec_iter) < self.saves:
                 sampler.trajectory()
@@ -119,9 +126,9 @@ class GpMc(Method):
                     rec_time.append(now)
                     rejects_at_save.append(1.0 - sampler.acceptance_rate)
                 ctx.progress(min(1.0, now / T))
-        rec_iter = np.array(rec_iter)
+        iters = np.array(rec_iter)
         first = int(np.ceil(self.saves / 3.0))  # first scheduled time >= T/3 (record 13 of 39)
-        tail = rec_iter[first - 1 :]
+        tail = iters[first - 1 :]
         chosen = first - 1 + select_records(tail, tail[0], tail[-1], self.used)
         self.thetas = np.array(rec_theta)[chosen]
         self.X, self.y = X, y
@@ -136,7 +143,7 @@ class GpMc(Method):
             rejection_rate_at_saves=rejects_at_save,
             run_length={"clock": "cpu_seconds" if budget.mode == "cpu" else "iterations", "T": T},
             records_used=chosen + 1,
-            record_iterations=rec_iter,
+            record_iterations=iters,
             record_energies=rec_E,
             hyper=final.as_dict(),
             length_scales_mean_used=np.mean([h.as_dict()["length_scales"] for h in used_h], 0),

@@ -1,25 +1,28 @@
 """mlp-mc-1: Bayesian MLP sampled by hybrid Monte Carlo, as Neal's software ran it for the
-thesis (spec/methods-thesis.md §7; thesis §3.7, App. A.4; FBM bnn.1996-08-26).
+thesis (Rasmussen 1996 §3.7, run script in App. A.4; Neal's FBM bnn.1996-08-26;
+docs/methods/mlp.md).
 
 * Network (:mod:`.network`): one tanh hidden layer with direct input->output connections;
   H = the smallest number with at least as many weights as training cases, clamped to
-  6..25 (§7.2).
-* Prior (:mod:`.prior`): Neal's gamma hierarchy with ARD on the inputs (§7.4).
-* Sampler: the package's one HMC sampler (:mod:`.hmc`) on the weights, with trajectories
-  of 100 leapfrog steps, acceptance windows of 10, step sizes 0.15 x Neal's per-weight
-  heuristic (recomputed after every hyperparameter update) and momentum persistence 0.95
-  (§7.6); hyperparameters by Gibbs sampling between trajectories (§7.5).
-* Schedule (§7.7): all weights zero, hyperparameters fixed at ``net-gen fix 0.1 0.5``;
-  then 10 trajectories with fresh momenta in which only the noise level is sampled
-  (``repeat 10 sample-noise heatbath hybrid``; §11 #16: the script, not the text); then the
-  main chain, one iteration = Gibbs update of the noise and all weight hyperparameters,
-  partial momentum refresh, one windowed trajectory (its ``negate`` is folded into the
-  sampler's persistent-momentum convention), until the budget is spent.
-* Prediction (§7.8): 100 states spread evenly over the part of the run after its first
-  third (by CPU time, or by work in work mode); the predictive distribution is the
-  equal mixture of N(f_s(x), sigma_s^2). S: its mean; A: its **exact** median (bisection
-  on the mixture CDF, :mod:`.mixture`, instead of FBM's 11 draws per net; §11 #17);
-  L: its log density.
+  6..25 (thesis §3.7).
+* Prior (:mod:`.prior`): Neal's gamma hierarchy with ARD on the inputs (thesis §3.7).
+* Sampler: the package's one HMC sampler (:mod:`delve_bench.numerics.hmc`) on the weights,
+  with trajectories of 100 leapfrog steps, acceptance windows of 10, step sizes 0.15 x
+  Neal's per-weight heuristic (recomputed after every hyperparameter update) and momentum
+  persistence 0.95 (thesis §3.7; FBM ``mc-hybrid.c``); hyperparameters by Gibbs sampling
+  between trajectories (FBM ``net-mc.c``).
+* Schedule (the App. A.4 script): all weights zero, hyperparameters fixed at
+  ``net-gen fix 0.1 0.5``; then 10 trajectories with fresh momenta in which only the noise
+  level is sampled (``repeat 10 sample-noise heatbath hybrid``: the script, not the text,
+  which says all hyperparameters stay fixed; docs/methods/mlp.md, mlp-mc-1 departure 2);
+  then the main chain, one iteration = Gibbs update of the noise and all weight
+  hyperparameters, partial momentum refresh, one windowed trajectory (its ``negate`` is
+  folded into the sampler's persistent-momentum convention), until the budget is spent.
+* Prediction (thesis eq. 3.15, ``net-pred``): 100 states spread evenly over the part of the
+  run after its first third (by CPU time, or by work in work mode); the predictive
+  distribution is the equal mixture of N(f_s(x), sigma_s^2). S: its mean; A: its **exact**
+  median (bisection on the mixture CDF, :mod:`delve_bench.numerics.mixture`, instead of
+  FBM's 11 draws per net; departure 1); L: its log density.
 
 Budget units: ``cpu`` mode counts process CPU seconds of the whole run (the thesis' 30 s
 per training case, including the initial phase); ``work`` mode counts trajectories (one
@@ -35,7 +38,8 @@ mc-heatbath.c, prior.c, net-prior.c, net-gen.c, net-model.c), with no difference
   window L-W+1..L; a state is picked from the chosen window with probability
   proportional to exp(-H), the momentum negated on acceptance; ``negate`` follows;
 * Gibbs: noise first, then ih (per input, then top, FBM's ``cond_sigma``, the same
-  distribution as the GIG sampler here), bh, ho, io; ``prior_width_scaled`` as spec §7.3;
+  distribution as the GIG sampler here), bh, ho, io; ``prior_width_scaled`` as
+  :func:`.prior.scaled_precision`;
 * ``net-gen fix 0.1 0.5``: sigmas 0.1 (into hidden units), 0.5 (into outputs), output
   bias 1 (its prior allows no other value), noise 0.05, all weights zero.
 
@@ -48,13 +52,15 @@ for a few hundred iterations before finding the fitted mode, so short runs vary.
 
 States are kept thinned (every ``stride``-th main iteration, the stride doubling whenever
 more than ``2 * keep`` are held), so at least ``keep`` evenly spaced states exist for the
-selection, whatever the run length (§11 #15).
+selection, whatever the run length (docs/methods/mlp.md, mlp-mc-1
+departure 4).
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -95,7 +101,8 @@ class _Store:
     """Thinned, evenly spaced storage of main-chain states (see the module docstring)."""
 
     def __init__(self, keep: int):
-        self.keep, self.stride, self.items = keep, 1, []
+        self.keep, self.stride = keep, 1
+        self.items: list[Saved] = []
 
     def wants(self, it: int) -> bool:
         return it % self.stride == 0
@@ -108,7 +115,7 @@ class _Store:
 
 
 def posterior_energy(data: MlpData, prior: NealPrior, h: Hypers):
-    """The HMC potential energy of the weights given the hyperparameters ``h`` (spec §7.5),
+    """The HMC potential energy of the weights given the hyperparameters ``h``,
     ``E(w) = sum_o tau_o/2 sum_c (f_o(x_c) - t_co)^2 + sum_k tau_(k) w_k^2 / 2``, as a
     function returning ``(E, dE/dw)``."""
     prec, noise = prior.precisions(h), h.noise.copy()
@@ -207,7 +214,7 @@ def select_states(
     end: float | None = None,
     key: str = "fraction",
 ) -> list[Saved]:
-    """``net-pred @T/3:T+100`` (spec §7.8): the states whose ``key`` (budget fraction by
+    """``net-pred @T/3:T+100`` (thesis App. A.4): the states whose ``key`` (budget fraction by
     default; ``cpu`` or ``iteration`` for studies of a longer run) lies in
     [start, end] (end = the whole run when None), ``n_use`` of them spread evenly over
     that range; all of them if fewer (the last state if the range is empty)."""
@@ -235,7 +242,7 @@ def predictive(shape: MlpShape, states: list[Saved], X: np.ndarray) -> Predictio
 
 
 class MlpMc1(Method):
-    """Neal's Bayesian MLP by HMC with the thesis' settings (spec §7)."""
+    """Neal's Bayesian MLP by HMC with the thesis' settings (Rasmussen 1996 §3.7)."""
 
     def __init__(
         self,
@@ -248,7 +255,7 @@ class MlpMc1(Method):
         burn_fraction: float = 1 / 3,
         keep: int = 500,
     ):
-        self.params = dict(
+        self.params: dict[str, Any] = dict(
             step_factor=step_factor,
             n_steps=n_steps,
             window=window,
