@@ -45,8 +45,20 @@ from ..workspace import Workspace
 BUDGET_FIELDS = ("budget.mode", "budget.time_scale", "budget.allowance")
 
 
+def _plain(x):
+    """Numbers as YAML means them: 30 and 30.0 are one value (a parser that reads one as
+    the other must not make results stale)."""
+    if isinstance(x, dict):
+        return {str(k): _plain(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_plain(v) for v in x]
+    if isinstance(x, float) and x.is_integer():
+        return int(x)
+    return x
+
+
 def _canonical(x) -> str:
-    return json.dumps(x, sort_keys=True, separators=(",", ":"), default=str)
+    return json.dumps(_plain(x), sort_keys=True, separators=(",", ":"), default=str)
 
 
 def _sha(data: bytes) -> str:

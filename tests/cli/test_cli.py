@@ -147,7 +147,7 @@ def test_compare_and_report_pair_instances_by_the_same_rule(delve, tmp_path):
     delve("run", "knn-cv-1", "kin-8nm/std.64", "--budget-mode", "work", "-q", check=True)
     r = delve("compare", "knn-cv-1", "lin-1", "kin-8nm/std.64", check=True)
     assert "knn-cv-1 also has 4, 5, 6, 7 (not used here)" in r.stdout
-    c = json.loads(delve("compare", "knn-cv-1", "lin-1", "kin-8nm/std.64", "--json").stdout)
+    (c,) = json.loads(delve("compare", "knn-cv-1", "lin-1", "kin-8nm/std.64", "--json").stdout)
     assert c["instances_used"] == [0, 1, 2, 3]
     assert c["instances_unpaired"] == {"knn-cv-1": [4, 5, 6, 7], "lin-1": []}
     delve("report", "kin-8nm", check=True)

@@ -56,30 +56,22 @@ def _wait_for_locks(res: Path, n: int, timeout: float = 60) -> None:
 
 def test_a_result_made_with_another_time_scale_is_rerun_and_shown_as_stale(delve, tmp_path):
     env = _workspace(tmp_path)
-    run = ("run", "nap-1", "kin-8nm/std.64", "--instances", "0-1")
+    run = ("run", "nap-1", "kin-8nm/std.64", "--instances", "0-2")
     delve(*run, "--time-scale", "0.001", env=env, check=True)
     meta = json.loads((tmp_path.joinpath(*RES) / "0" / "meta.json").read_text())
     assert meta["fingerprint"]["budget.time_scale"] == 0.001
     r = delve(*run, "--time-scale", "0.001", env=env, check=True)
-    assert "ran 0, skipped 2 finished" in r.stderr
-    delve(
-        "run",
-        "nap-1",
-        "kin-8nm/std.64",
-        "--instances",
-        "1",
-        "--time-scale",
-        "0.002",
-        env=env,
-        check=True,
-    )
+    assert "ran 0, skipped 3 finished" in r.stderr
+    again = ("run", "nap-1", "kin-8nm/std.64", "--instances", "1-2", "--time-scale", "0.002")
+    delve(*again, env=env, check=True)
     text = delve("status", "nap-1", env=env, check=True).stdout
     assert "#0: stale (budget.time_scale: 0.001 -> 0.002" in text
-    stats = json.loads(delve("stats", "nap-1", "kin-8nm/std.64", "--json", env=env).stdout or "{}")
-    assert stats == {} or stats["instances_stale"] == [0]
+    (stats,) = json.loads(delve("stats", "nap-1", "kin-8nm/std.64", "--json", env=env).stdout)
+    assert stats["instances_used"] == [1, 2] and stats["instances_stale"] == [0]
+    assert stats["budget"] == {"mode": "cpu", "time_scale": 0.002}
     r = delve(*run, "--time-scale", "0.002", env=env, check=True)
     assert "rerunning 1 instance(s) made under other settings" in r.stderr
-    assert "budget.time_scale" in r.stderr and "ran 1, skipped 1" in r.stderr
+    assert "budget.time_scale" in r.stderr and "ran 1, skipped 2" in r.stderr
 
 
 def test_kill_9_during_a_forced_rerun_leaves_the_earlier_result(delve, tmp_path):
