@@ -346,7 +346,7 @@ def minimize(
     max_iter: int | None = None,
     faithful: bool = False,
 ) -> CGResult:
-    """Minimise ``f`` from ``x0`` with the thesis' CG; ``fun(x)`` returns ``(f, grad)``.
+    """Minimise ``f`` from ``x0`` with the thesis' conjugate gradients (App. B).
 
     Stops at ``max_evals`` evaluations (the count includes the start point and is never
     exceeded: the last line search is shortened), ``max_iter`` iterations, when
@@ -354,6 +354,31 @@ def minimize(
     line_search)`` (called after every line search) returns true, or on convergence
     (two consecutive failed line searches). The returned point is the current CG point,
     which with the default (non-faithful) line search is also the best point found.
+
+    Parameters
+    ----------
+    fun : callable
+        ``fun(x) -> (f, grad)`` for x of shape (d,): the value and the gradient of shape
+        (d,), or a zero-argument callable returning it (computed only when the line search
+        needs the slope). One call is one evaluation. A non-finite f is treated as +inf.
+    x0 : ndarray of shape (d,)
+        Start point; f must be finite there.
+    max_evals : int, optional
+        Limit on evaluations.
+    budget : object with ``exhausted(evals) -> bool``, optional
+        E.g. a :class:`delve_bench.methods.base.Budget`, checked between iterations.
+    callback : callable, optional
+        ``callback(cg, line_search)`` after every line search; a true result stops.
+    max_iter : int, optional
+        Limit on iterations (line searches).
+    faithful : bool
+        The literal C line search (see the module docstring).
+
+    Returns
+    -------
+    CGResult
+        ``x`` (d,), ``f``, ``g`` (d,), evaluations, iterations, failed line searches, the
+        stop ``status`` and the value after every iteration (``trace``).
     """
     cg = ConjugateGradient(fun, x0, faithful=faithful)
     trace = [cg.f]

@@ -140,12 +140,36 @@ class Trajectory:
 
 
 class HMC:
-    """Hybrid Monte Carlo state and statistics for one chain.
+    """Hybrid Monte Carlo state and statistics for one chain, sampling ``exp(-E(x))``.
 
-    ``energy(x) -> (E, grad)``; ``step_size`` is a scalar or one step per coordinate and
-    may be changed between trajectories (e.g. Neal's heuristic after each Gibbs update).
-    ``momentum``: the initial momentum (default zero, as in gp-mc-1; call
-    :meth:`refresh_momentum` with persistence 0 for a fresh draw).
+    Parameters
+    ----------
+    energy : callable
+        ``energy(x) -> (E, grad)`` for x of shape (d,); the gradient (d,) may be a
+        zero-argument callable. ``E = +inf`` (or NaN) marks an impossible state.
+    x0 : ndarray of shape (d,)
+        Start point; the energy must be finite there.
+    rng : numpy.random.Generator
+        Source of momenta, window offsets and acceptance draws.
+    step_size : float or ndarray of shape (d,)
+        Leapfrog step, per coordinate if an array; may be changed between trajectories
+        (e.g. Neal's heuristic after each Gibbs update).
+    n_steps : int
+        Leapfrog steps per trajectory (L).
+    window : int
+        Acceptance window W, 1 <= W <= L + 1 (1: plain Metropolis acceptance).
+    persistence : float
+        Momentum persistence a in [0, 1) of :meth:`refresh_momentum`.
+    momentum : ndarray of shape (d,), optional
+        Initial momentum; zero by default, as in gp-mc-1 (call :meth:`refresh_momentum`
+        with persistence 0 for a fresh draw).
+
+    Attributes
+    ----------
+    x, p, grad : ndarray of shape (d,)
+        Current position, momentum and gradient; ``E`` the current energy.
+    evals, trajectories, accepted : int
+        Energy evaluations, trajectories run and accepted so far.
     """
 
     def __init__(

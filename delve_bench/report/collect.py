@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -272,7 +273,7 @@ def model_size(meta: dict) -> float | None:
 def method_cell(ws: Workspace, method: str, ref: TaskRef, layout, loss: str, st) -> MethodCell:
     """Read one method's instances of a task and summarise those that have ``loss``."""
     results, states = read_task_results(ws, method, ref, layout)
-    common = dict(
+    common: dict[str, Any] = dict(
         method=method,
         task_instances=len(layout.instances),
         missing=tuple(states["missing"]),
@@ -290,7 +291,7 @@ def method_cell(ws: Workspace, method: str, ref: TaskRef, layout, loss: str, st)
     used = tuple(r.instance for r in with_loss)
     if len(with_loss) < min_instances(layout.design):
         return MethodCell(status="too few", used=used, no_loss=no_loss, **common)
-    y = np.vstack([r.losses[loss] for r in with_loss])
+    y = np.vstack([x for r in with_loss if (x := r.losses[loss]) is not None])
     summary = summarize(y, layout.design, st, layout.size)
     status = "ok" if len(used) == len(layout.instances) else "partial"
     sizes = tuple(model_size(r.meta) for r in with_loss)

@@ -57,10 +57,16 @@ LEGEND = [
     "highly significant paired difference, and separated bars can be insignificant when "
     "there are few training sets (the test accounts for the uncertainty of the variance "
     "estimates; the bars do not).",
-    "∅: the method was not run on that task or gives no such loss (no predictive "
-    "distribution for L). ↑ with a number: the loss is off the top of the graph. A red !: "
-    "the method has fewer finished instances than the task; the instances it lacks are "
-    "listed under the diagram and in the tables.",
+    "Markers that are not results are drawn outside the boxes, so none can be read as a "
+    "loss. ∅ under a box's axis: the method was not run on that task or gives no such loss "
+    "(no predictive distribution for L). ↑ with a number above a box: the loss is off the "
+    "top of the graph. A red !: the method has fewer finished instances than the task; the "
+    "instances it lacks are listed under the diagram and in the tables. The first line "
+    "under every diagram repeats this legend.",
+    "Average ranks are built from the pairs: 1 + the share of tasks on which each other "
+    "method was better, each pair over the tasks both have a value on. With every method "
+    "on every task this is the usual average rank; otherwise no task is dropped, and the "
+    "ranks table shows each method's coverage and the wins table what each pair shares.",
 ]
 
 
@@ -128,9 +134,9 @@ def render_index(
     ]
     for s in summaries:
         out.append(f'<li><a href="#summary-{s.overview.loss}">Summary, {s.overview.loss}</a></li>')
-    for s in sections:
+    for sec in sections:
         out.append(
-            f'<li><a href="#{e(s.report.stem)}">{e(s.report.name)}, {s.report.loss}</a></li>'
+            f'<li><a href="#{e(sec.report.stem)}">{e(sec.report.name)}, {sec.report.loss}</a></li>'
         )
     out += ["</ul></nav>", '<h2 id="how-to-read">How to read these diagrams</h2>']
     out += [f"<p>{e(p)}</p>" for p in LEGEND]
@@ -161,22 +167,22 @@ def render_index(
                 out.append(_links(s.plots))
             for table, paths in s.rankings:
                 out.append(to_html(table) + _links(paths))
-    for s in sections:
-        r = s.report
+    for sec in sections:
+        r = sec.report
         out.append(
             f'<h3 id="{e(r.stem)}">{e(r.name)}: {e(LOSS_NAMES[r.loss].lower())} ({r.loss})</h3>'
         )
-        png = [p for p in s.plots if p.endswith(".png")]
-        svg = [p for p in s.plots if p.endswith(".svg")]
+        png = [p for p in sec.plots if p.endswith(".png")]
+        svg = [p for p in sec.plots if p.endswith(".svg")]
         if png:
             target = svg[0] if svg else png[0]
             out.append(
                 f'<a href="{e(target)}"><img src="{e(png[0])}" '
                 f'alt="DELVE diagram of {e(r.name)}, loss {r.loss}"></a>'
             )
-        out.append(_links(s.tables + s.plots))
-        out.append(to_html(s.table))
-        out += [to_html(t) for t in s.extra]
+        out.append(_links(sec.tables + sec.plots))
+        out.append(to_html(sec.table))
+        out += [to_html(t) for t in sec.extra]
     if other_files:
         out.append("<h2>Other files</h2>")
         out.append(

@@ -92,7 +92,26 @@ class Anova:
 
 
 def anova(y: np.ndarray, design: str) -> Anova:
-    """ANOVA estimates for losses ``y`` (I x J) under ``design``."""
+    """Random-effects ANOVA of one loss matrix (Rasmussen 1996 eqs. 2.4-2.7, 2.20-2.23).
+
+    Parameters
+    ----------
+    y : ndarray of shape (I, J)
+        Losses (or paired loss differences): I instances (training sets) by J test cases.
+    design : {"hierarchical", "2-way"}
+        Each instance with its own test cases, or one test set shared by all.
+
+    Returns
+    -------
+    Anova
+        The grand mean, the mean squares, the variance components truncated at 0 and the
+        standard error of the mean (docs/statistics.md).
+
+    Raises
+    ------
+    DelveError
+        With fewer than 2 instances or 2 test cases.
+    """
     y = np.asarray(y, dtype=float)
     if y.ndim != 2:
         raise ValueError("losses must be an (instances x test cases) matrix")
