@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..errors import DelveError
+from ..workspace import Workspace
 from .isolate import RunOne, run_isolated
 from .job import Job, Limits, Outcome, RunOptions
 
@@ -43,7 +44,7 @@ def _client(address: str):
 def run_on_dask(
     address: str,
     run_one: RunOne,
-    root: str,
+    root: str | Workspace,
     jobs: list[Job],
     options: RunOptions,
     limits: Callable[[Job], Limits],
@@ -92,7 +93,7 @@ def run_on_dask(
 def _kill_workers(cluster) -> None:
     """Kill the processes of a LocalCluster started here, with everything they started (a
     graceful close would wait for the running jobs; its nannies would restart workers)."""
-    import psutil  # a dependency of distributed
+    import psutil  # type: ignore[import-untyped]  # a dependency of distributed
 
     for proc in psutil.Process().children(recursive=True):
         try:

@@ -31,11 +31,14 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from multiprocessing.connection import Connection, wait
+from typing import Any, cast
 
 from ..workspace import Workspace
 from .job import Job, Limits, Outcome, RunOptions, discard_partial, record_failure
 
-RunOne = Callable[[str, Job, RunOptions], Outcome]
+#: the function an executor runs for one job: ``(root, job, options) -> Outcome``; root is
+#: the workspace directory or a Workspace (one with its result store elsewhere)
+RunOne = Callable[[Any, Job, RunOptions], Outcome]
 
 _CTX = None
 _LOCAL = threading.local()
@@ -114,7 +117,9 @@ class _Worker:
         child.close()
         life.close()
 
-    def send(self, run_one: RunOne, root: str, job: Job, options: RunOptions, lim: Limits):
+    def send(
+        self, run_one: RunOne, root: str | Workspace, job: Job, options: RunOptions, lim: Limits
+    ):
         self.conn.send((run_one, (root, job, options), lim))
 
     def close(self) -> None:
@@ -135,7 +140,7 @@ class _Worker:
 
 
 def _died(
-    w: _Worker, root: str, job: Job, options: RunOptions, lim: Limits, timed_out: bool
+    w: _Worker, root: str | Workspace, job: Job, options: RunOptions, lim: Limits, timed_out: bool
 ) -> Outcome:
     """The outcome of a job whose worker died or was killed at its wall-clock limit."""
     w.kill()
@@ -160,7 +165,7 @@ def _died(
 
 def run_pool(
     run_one: RunOne,
-    root: str,
+    root: str | Workspace,
     jobs: Iterable[Job],
     options: RunOptions,
     limits: Callable[[Job], Limits],
@@ -197,10 +202,11 @@ def run_pool(
         while running:
             first = min(r[3] for r in running.values())
             timeout = None if first == math.inf else max(0.0, first - time.monotonic())
-            for conn in wait(list(running), timeout):
-                w, job, lim, _ = running.pop(conn)  # type: ignore[call-overload]
+            for ready in wait(list(running), timeout):
+                conn = cast(Connection, ready)  # wait() returns the objects it was given
+                w, job, lim, _ = running.pop(conn)
                 try:
-                    outcome = conn.recv()  # type: ignore[union-attr]
+                    outcome = conn.recv()
                     idle.append(w)
                 except (EOFError, OSError):  # the worker died during the job
                     outcome = _died(w, root, job, options, lim, timed_out=False)
@@ -243,7 +249,9 @@ def shutdown_workers() -> None:
         w.close()
 
 
-def run_isolated(run_one: RunOne, root: str, job: Job, options: RunOptions, lim: Limits) -> Outcome:
+def run_isolated(
+    run_one: RunOne, root: str | Workspace, job: Job, options: RunOptions, lim: Limits
+) -> Outcome:
     """Run ``job`` in this thread's worker process under its hard limits (a Dask task)."""
     ctx = _context()
     if ctx is None:  # cannot have children here: run in-process, overruns are caught afterwards

@@ -285,6 +285,8 @@ def fit_predict(method: Method, enc: EncodedInstance, ctx: FitContext) -> Fitted
 
 def decode(pred: Prediction, enc: EncodedInstance, method: Method) -> Decoded:
     """Predictions back in original units; log densities with the coding's Jacobian."""
+    if pred.mean is None:
+        raise ValueError("the prediction has no mean (a classification method?)")
     if method.wants_raw:
         mean, median = np.asarray(pred.mean, float), np.asarray(pred.point_for_A, float)
     else:
@@ -536,6 +538,7 @@ def _execute_locked(ws: Workspace, d: Path, job: Job, options: RunOptions) -> Ou
     meta["wall_seconds"] = round(time.perf_counter() - wall0, 4)
     meta.setdefault("cpu_seconds", round(time.process_time() - cpu0, 4))
     meta["end"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    meta["end_time"] = time.time()  # to order results finished within one second
     _write_meta(d, meta)
     return Outcome(job, status, error, meta["cpu_seconds"])
 
@@ -602,6 +605,7 @@ def record_snapshot(
             "cpu_seconds": round(fit_cpu + time.process_time() - cpu0, 4),
             "info": _jsonable(info | pred.info),
             "end": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            "end_time": time.time(),
         }
         _write_meta(stage, smeta)
         commit(stage, d)

@@ -139,6 +139,7 @@ def task_fields(ws: Workspace, proto: PrototaskSpec, size: int, instance: int) -
     ds = dataset_spec(ws, proto.dataset)
     tdir = proto.dir / f"std.{size}"
     train, test = file_sha(tdir / f"train.{instance}"), file_sha(tdir / f"test.{instance}")
+    data: str | None
     if ds.sha256:
         data = ds.sha256[:16]
     elif ds.generated:

@@ -188,7 +188,7 @@ def check_method_task(ws: Workspace, method: str, proto) -> None:
 
     cls = method_spec(ws, method).load_class()
     ours = isinstance(cls, type) and issubclass(cls, Method)
-    classifier = cls.is_classifier() if ours else is_sklearn_classifier(cls)
+    classifier = cls.is_classifier() if ours else is_sklearn_classifier(cls)  # type: ignore[attr-defined]
     if classifier != proto.categorical:
         kind = "classification" if classifier else "regression"
         task_kind = "classification" if proto.categorical else "regression"

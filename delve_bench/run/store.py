@@ -299,7 +299,12 @@ class InstanceStatus:
 
 def _newest(metas: list[dict]) -> dict | None:
     dated = [m for m in metas if isinstance(m.get("fingerprint"), dict)]
-    return max(dated, key=lambda m: str(m.get("end", ""))) if dated else None
+
+    def when(m: dict) -> tuple:
+        t = m.get("end_time")
+        return (str(m.get("end", "")), t if isinstance(t, int | float) else 0.0)
+
+    return max(dated, key=when) if dated else None
 
 
 def task_instances(ws: Workspace, method: str, ref: TaskRef, layout) -> list[InstanceStatus]:
