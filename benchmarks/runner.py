@@ -1,15 +1,25 @@
-"""Runner benchmark (issue 7): a study of >= 200 short CPU-bound jobs run sequentially, with
-``--jobs 2`` and on a Dask LocalCluster; wall times, speed-up and the runner's per-job
-overhead beside the methods' own CPU time.
+"""Runner benchmarks: the parent's work per job, and the executors side by side.
 
-    python benchmarks/runner.py [--quick]
+    python benchmarks/runner.py overhead [--workers 16]   # default
+    python benchmarks/runner.py executors [--quick]
 
-Overhead per job = (wall time - sum of the jobs' own CPU seconds from meta.json) / jobs,
-for the sequential executor (one job at a time, so wall ~ CPU plus overhead).
+``overhead``: 1296 trivial jobs (a method that predicts the training mean, three copies of
+it on the 432 instances of kin-8*, pumadyn-8*, bank-8*) with ``--jobs 16``. The parent
+process's own CPU seconds (user + system, read from /proc while it runs; its workers are
+other processes) divided by the jobs is the runner's serial work per job: planning,
+locking, dispatch, bookkeeping, progress, start-up included. Then Amdahl's law projects
+the speed-up at 16 workers from the serial share s = parent work per job / sequential
+wall time per job, for the lin-1 + knn-cv-1 study (its sequential time per job measured
+here on a sample, kin-8nm) and for the trivial jobs themselves (the worst case).
+
+``executors``: a study of >= 200 short CPU-bound jobs run sequentially, with ``--jobs 2``
+and on a Dask LocalCluster; wall times, speed-up and the per-job overhead beside the
+methods' own CPU time.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -19,6 +29,100 @@ import time
 from pathlib import Path
 
 DATASETS = [f"{f}-8{v}" for f in ("kin", "pumadyn", "bank") for v in ("fh", "fm", "nh", "nm")]
+TRIVIAL = '''"""A trivial method: the training mean (benchmarks/runner.py)."""
+import numpy as np
+
+from delve_bench.methods.base import Method, Prediction
+
+
+class Mean(Method):
+    losses = ("S", "A")
+
+    def fit(self, X, y, ctx):
+        self.m = float(np.mean(y))
+
+    def predict(self, X):
+        return Prediction(np.full(len(X), self.m))
+'''
+
+
+def delve(root: Path, *args: str, env: dict | None = None) -> subprocess.Popen:
+    e = dict(os.environ, DELVE_ROOT=str(root), PYTHONPATH=str(root), **(env or {}))
+    cmd = [sys.executable, "-m", "delve_bench", "run", *args, "--budget-mode", "work", "-q"]
+    return subprocess.Popen(cmd, env=e, cwd=root)
+
+
+def parent_cpu(p: subprocess.Popen) -> tuple[float, float]:
+    """(CPU seconds of the process itself, wall seconds) until it exits."""
+    tck, cpu, t0 = os.sysconf("SC_CLK_TCK"), 0.0, time.perf_counter()
+    while p.poll() is None:
+        try:
+            f = Path(f"/proc/{p.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            cpu = (int(f[11]) + int(f[12])) / tck
+        except (OSError, IndexError):
+            pass
+        time.sleep(0.02)
+    if p.returncode:
+        sys.exit(f"delve run failed ({p.returncode})")
+    return cpu, time.perf_counter() - t0
+
+
+def amdahl(serial_share: float, workers: int) -> float:
+    return 1.0 / (serial_share + (1.0 - serial_share) / workers)
+
+
+def overhead(workers: int) -> None:
+    tasks = [f"{d}" for d in DATASETS]
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "trivial.py").write_text(TRIVIAL)
+        (root / "methods").mkdir()
+        names = [f"mean-{k}" for k in (1, 2, 3)]
+        for n in names:
+            (root / "methods" / f"{n}.yaml").write_text(
+                f"name: {n}\nplugin: trivial:Mean\nparams: {{}}\ndescription: the training mean\n"
+            )
+        cpu, wall = parent_cpu(delve(root, *names, *tasks, "--jobs", str(workers)))
+        n = len(list((root / "results").rglob("meta.json")))
+        # the same command again: every job is planned and found finished (start-up + plan)
+        cpu_plan, _ = parent_cpu(delve(root, *names, *tasks, "--jobs", str(workers)))
+        per_job = cpu / n
+        # the sequential time per job of a real small study (lin-1 + knn-cv-1), on a sample
+        sample = root / "sample"
+        sample.mkdir()
+        t = time.perf_counter()
+        parent_cpu(delve(sample, "lin-1", "knn-cv-1", "kin-8nm"))
+        seq_per_job = (time.perf_counter() - t) / len(list((sample / "results").rglob("meta.json")))
+        trivial_seq = None
+        if n:
+            seq = root / "seq"
+            seq.mkdir()
+            (seq / "trivial.py").write_text(TRIVIAL)
+            (seq / "methods").mkdir()
+            (seq / "methods" / "mean-1.yaml").write_text(
+                (root / "methods" / "mean-1.yaml").read_text()
+            )
+            t = time.perf_counter()
+            parent_cpu(delve(seq, "mean-1", "kin-8nm", "pumadyn-8nm"))
+            trivial_seq = (time.perf_counter() - t) / len(
+                list((seq / "results").rglob("meta.json"))
+            )
+    print(f"runner overhead: {n} trivial jobs with --jobs {workers} on {os.cpu_count()} cores")
+    print(f"  parent CPU: {cpu:.2f} s in all = {1e3 * per_job:.2f} ms per job (target < 2 ms)")
+    print(f"  of which start-up and planning alone (rerun, all finished): {cpu_plan:.2f} s")
+    print(f"  wall: {wall:.1f} s (workers share {os.cpu_count()} cores here)")
+    s = per_job / seq_per_job
+    print(
+        f"  lin-1 + knn-cv-1 study: {1e3 * seq_per_job:.0f} ms per job sequentially here; serial "
+        f"share {100 * s:.2f} % -> projected speed-up at {workers} workers "
+        f"{amdahl(s, workers):.1f}x (target >= 14x)"
+    )
+    if trivial_seq:
+        s = per_job / trivial_seq
+        print(
+            f"  trivial jobs (worst case): {1e3 * trivial_seq:.1f} ms per job sequentially; "
+            f"serial share {100 * s:.1f} % -> {amdahl(s, workers):.1f}x"
+        )
 
 
 def study(quick: bool) -> list[str]:
@@ -26,36 +130,12 @@ def study(quick: bool) -> list[str]:
     return [f"{d}/{s}" for d in DATASETS for s in sizes]
 
 
-def run(root: Path, tasks: list[str], *extra: str) -> float:
-    env = dict(os.environ, DELVE_ROOT=str(root))
-    t = time.perf_counter()
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "delve_bench",
-            "run",
-            "knn-cv-1",
-            "lin-1",
-            *tasks,
-            "--budget-mode",
-            "work",
-            "-q",
-            *extra,
-        ],
-        env=env,
-        check=True,
-    )
-    return time.perf_counter() - t
-
-
 def own_cpu(root: Path) -> tuple[int, float]:
     metas = [json.loads(p.read_text()) for p in (root / "results").rglob("meta.json")]
     return len(metas), sum(m["cpu_seconds"] for m in metas)
 
 
-def main() -> None:
-    quick = "--quick" in sys.argv
+def executors(quick: bool) -> None:
     tasks = study(quick)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -67,7 +147,9 @@ def main() -> None:
         ):
             root = Path(tmp) / label.replace(" ", "_").replace(":", "")
             root.mkdir()
-            wall = run(root, tasks, *extra)
+            t = time.perf_counter()
+            parent_cpu(delve(root, "knn-cv-1", "lin-1", *tasks, *extra))
+            wall = time.perf_counter() - t
             n, cpu = own_cpu(root)
             rows.append((label, n, wall, cpu))
     seq = rows[0][2]
@@ -76,16 +158,29 @@ def main() -> None:
         f"{os.cpu_count()} cores"
     )
     print(
-        f"{'executor':<16}{'jobs':>6}{'wall s':>9}{'method CPU s':>14}{'speed-up':>10}{'overhead ms/job':>17}"
+        f"{'executor':<16}{'jobs':>6}{'wall s':>9}{'method CPU s':>14}{'speed-up':>10}"
+        f"{'overhead ms/job':>17}"
     )
     for label, n, wall, cpu in rows:
         slots = 2 if "2" in label else 1
-        overhead = (wall * slots - cpu) / n * 1e3
-        print(f"{label:<16}{n:>6}{wall:>9.2f}{cpu:>14.2f}{seq / wall:>10.2f}{overhead:>17.1f}")
+        over = (wall * slots - cpu) / n * 1e3
+        print(f"{label:<16}{n:>6}{wall:>9.2f}{cpu:>14.2f}{seq / wall:>10.2f}{over:>17.1f}")
     print(
-        "overhead ms/job = (wall x workers - method CPU) / jobs: process start, data loading, encoding, "
-        "writing files, bookkeeping"
+        "overhead ms/job = (wall x workers - method CPU) / jobs: process start, data loading, "
+        "encoding, writing files, bookkeeping"
     )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("what", nargs="?", choices=["overhead", "executors"], default="overhead")
+    ap.add_argument("--workers", type=int, default=16)
+    ap.add_argument("--quick", action="store_true")
+    a = ap.parse_args()
+    if a.what == "overhead":
+        overhead(a.workers)
+    else:
+        executors(a.quick)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
     from .report import ReportFiles
     from .run.estimate import Estimate
-    from .run.runner import Job
+    from .run.job import Job, RunOptions
     from .run.status import StatusRow
     from .tasks.names import TaskRef
 
@@ -409,6 +409,10 @@ class Plan:
     todo: list[Job]
     skipped: dict[str, list[Job]]  # reason ('done', 'failed', ...) -> jobs not run
     estimate: Estimate
+    #: the jobs in ``todo`` that redo a stale result (docs/provenance.md), with the
+    #: fingerprint fields (or hard limits, for a failure) that changed
+    stale: dict[Job, list[str]] = field(default_factory=dict)
+    options: RunOptions | None = None  # how the jobs run (budget, limits, force)
 
     def to_dict(self) -> dict:
         return {
@@ -419,6 +423,7 @@ class Plan:
             "n_jobs": self.n_jobs,
             "todo": [_job(j) for j in self.todo],
             "skipped": {k: [_job(j) for j in v] for k, v in self.skipped.items()},
+            "stale": [_job(j, fields=f) for j, f in self.stale.items()],
             "estimate": dataclasses.asdict(self.estimate),
         }
 
@@ -434,12 +439,16 @@ def plan(
     jobs: int = 1,
     force: bool = False,
     retry_failed: bool = False,
+    hard_limit: float | None = None,
+    memory_limit: int | None = None,
 ) -> Plan:
     """The jobs ``run`` would run and skip, with the time estimate; runs nothing.
 
-    Unknown methods, tasks or instances and missing data raise DelveError here."""
+    A finished result made under other settings (its fingerprint differs,
+    docs/provenance.md) is stale and planned again. Unknown methods, tasks or instances,
+    missing data and bad index files raise DelveError here."""
     from .methods.registry import DEFAULT_TIME_SCALE
-    from .run import plan_jobs
+    from .run import RunOptions, plan_jobs
     from .run.estimate import estimate
 
     ws = workspace(root)
@@ -452,9 +461,17 @@ def plan(
     ts = DEFAULT_TIME_SCALE if time_scale is None else float(time_scale)
     if budget_mode not in ("cpu", "work"):
         raise DelveError(f"budget mode must be cpu or work, not {budget_mode!r}")
-    todo, skipped = plan_jobs(
-        ws, ms, refs, set(instances) if instances is not None else None, force, retry_failed
+    options = RunOptions(
+        mode="cpu" if budget_mode == "cpu" else "work",
+        time_scale=ts,
+        force=force,
+        hard_limit=hard_limit,
+        memory_limit=memory_limit,
     )
+    pl = plan_jobs(
+        ws, ms, refs, set(instances) if instances is not None else None, options, retry_failed
+    )
+    todo, skipped = pl.todo, {"done": pl.done, "failed": pl.failed}
     est = estimate(ws, todo, {r: r.size for r in refs}, budget_mode, ts, jobs)
     return Plan(
         methods=ms,
@@ -465,6 +482,8 @@ def plan(
         todo=todo,
         skipped=skipped,
         estimate=est,
+        stale=pl.stale,
+        options=options,
     )
 
 
@@ -514,11 +533,13 @@ def execute(
     ws = workspace(root)
     _check_writable(ws, p.todo)
     t0 = time.perf_counter()
-    options = RunOptions(
-        mode="cpu" if p.budget_mode == "cpu" else "work",
-        time_scale=p.time_scale,
-        force=force,
-        hard_limit=hard_limit,
+    options = p.options or RunOptions(
+        mode="cpu" if p.budget_mode == "cpu" else "work", time_scale=p.time_scale
+    )
+    options = dataclasses.replace(
+        options,
+        force=force or options.force,
+        hard_limit=options.hard_limit if hard_limit is None else hard_limit,
     )
     try:
         outcomes = run_jobs(ws, p.todo, options, p.n_jobs, progress=progress, dask=dask)
@@ -566,6 +587,7 @@ def run(
     force: bool = False,
     retry_failed: bool = False,
     progress: bool = False,
+    memory_limit: int | None = None,
 ) -> RunSummary:
     """Run ``methods`` on every missing instance of ``tasks`` (``delve run``).
 
@@ -581,6 +603,8 @@ def run(
         jobs=jobs,
         force=force,
         retry_failed=retry_failed,
+        hard_limit=hard_limit,
+        memory_limit=memory_limit,
     )
     return execute(p, root=root, progress=progress, hard_limit=hard_limit, dask=dask, force=force)
 

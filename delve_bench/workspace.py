@@ -97,6 +97,23 @@ def shipped_data_dir() -> Path:
     return builtin_root() / "data"
 
 
+_LISTINGS: dict[tuple[Path, int], tuple[Path, ...]] = {}
+
+
+def yaml_files(d: Path) -> tuple[Path, ...]:
+    """The ``*.yaml`` files of directory ``d``, sorted; () when it does not exist.
+
+    Cached per version of the directory (its mtime changes when a file is added, removed
+    or renamed): specs are looked up for every job, and a fresh glob costs milliseconds."""
+    try:
+        key = (d, d.stat().st_mtime_ns)
+    except OSError:
+        return ()
+    if key not in _LISTINGS:
+        _LISTINGS[key] = tuple(sorted(d.glob("*.yaml")))
+    return _LISTINGS[key]
+
+
 def cache_dir() -> Path:
     """The user cache for fetched data (``$XDG_CACHE_HOME/delve-bench/data``)."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")

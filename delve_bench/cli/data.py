@@ -137,3 +137,5 @@ def gen(ctx: click.Context, prototasks: tuple[str, ...], check: bool) -> None:
         else:
             what = "up to date, nothing written"
         click.echo(f"{proto.full_name}: {what} ({sizes})")
+        if done.note:
+            click.echo(f"{proto.full_name}: {done.note}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -35,6 +36,44 @@ def _split_run_args(ws: Workspace, args: tuple[str, ...]) -> tuple[list[str], li
     if not tasks_:
         raise DelveError("name at least one task, e.g. `delve run lin-1 kin-8nm/std.256`")
     return methods_, tasks_
+
+
+def _concurrency(jobs: int, dask_address: str | None) -> int:
+    """Jobs at a time on this machine (a remote Dask cluster: assume one per core)."""
+    import os
+
+    if not dask_address:
+        return jobs
+    n = dask_address.partition(":")[2] if dask_address.startswith("local") else ""
+    return int(n) if n.isdigit() else (os.cpu_count() or 1)
+
+
+_UNITS = {"": 2**20, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def _memory_limit(text: str | None, concurrent: int) -> int | None:
+    """Bytes from --memory-limit (a number of MB, or with a K/M/G/T suffix; 'none'), or
+    the default for ``concurrent`` jobs at a time."""
+    from ..run.job import default_memory_limit
+
+    if text is None:
+        return default_memory_limit(concurrent)
+    s = text.strip().upper().removesuffix("B").removesuffix("I")
+    if s == "NONE":
+        return None
+    unit = s[-1] if s and s[-1] in _UNITS else ""
+    try:
+        value = float(s[: len(s) - len(unit)])
+    except ValueError:
+        value = -1.0
+    if not value > 0 or value != value or value == float("inf"):
+        raise DelveError(
+            f"--memory-limit {text!r}: use a positive size such as 4G or 512M, or 'none'"
+        )
+    n = int(value * _UNITS[unit])
+    if n < 64 * 2**20:
+        raise DelveError(f"--memory-limit {text!r}: at least 64M (a job's process needs it)")
+    return n
 
 
 @cli.command(
@@ -83,9 +122,20 @@ def _split_run_args(ws: Workspace, args: tuple[str, ...]) -> tuple[list[str], li
     "--hard-limit",
     type=POSITIVE,
     metavar="SECONDS",
-    help="Kill any job after this many CPU seconds (default: 2 x its cpu budget + 60 s).",
+    help="Kill any job after this many CPU seconds (default: 2 x its cpu budget + 60 s; "
+    "1 h without a cpu budget).",
 )
-@click.option("--force", is_flag=True, help="Redo instances that are already finished.")
+@click.option(
+    "--memory-limit",
+    metavar="SIZE",
+    help="Data memory per job, e.g. 4G or 512M, or 'none' "
+    "(default: 90% of this machine's memory / jobs at a time, at least 1G).",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Redo finished instances (each is replaced when its new result is complete).",
+)
 @click.option("--retry-failed", is_flag=True, help="Rerun instances recorded as failed.")
 @click.option(
     "--dry-run",
@@ -105,6 +155,7 @@ def run(
     jobs,
     dask_address,
     hard_limit,
+    memory_limit,
     force,
     retry_failed,
     dry_run,
@@ -135,12 +186,22 @@ def run(
         jobs=jobs,
         force=force,
         retry_failed=retry_failed,
+        hard_limit=hard_limit,
+        memory_limit=_memory_limit(memory_limit, _concurrency(jobs, dask_address)),
     )
     if dry_run:
         emit("plan", [p], output, lambda ps: format_plan(ps[0]), one=True)
         return
     if not quiet and output is None and p.estimate.wall_seconds > 60:
         click.echo(estimate_line(p.estimate, len(p.todo)), err=True)
+    if p.stale and not quiet and output is None:
+        job, fields = next(iter(p.stale.items()))
+        click.echo(
+            f"rerunning {len(p.stale)} instance(s) made under other settings "
+            f"(e.g. {job.label}: {', '.join(fields)} changed); earlier results stay until "
+            "the new ones are complete",
+            err=True,
+        )
     try:
         summary = api.execute(
             p,
@@ -158,6 +219,9 @@ def run(
             "rerun to resume",
             err=True,
         )
+        if dask_address:  # skip Dask's exit hooks: they would wait on the killed cluster
+            sys.stderr.flush()
+            os._exit(130)
         sys.exit(130)
     if output:
         emit("run", [summary], output, one=True)

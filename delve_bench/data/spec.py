@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..errors import DelveError, suggest
 from ..specfile import Fields, read_yaml
-from ..workspace import Workspace
+from ..workspace import Workspace, yaml_files
 
 KINDS = ("real", "integer", "binary", "nominal")
 
@@ -215,7 +215,7 @@ def _parse(path: Path) -> DatasetSpec:
 def _spec_files(ws: Workspace) -> dict[str, Path]:
     found: dict[str, Path] = {}
     for d in reversed(ws.spec_dirs("datasets")):  # workspace overrides built-in
-        for p in sorted(d.glob("*.yaml")):
+        for p in yaml_files(d):
             found[p.stem] = p
     return found
 

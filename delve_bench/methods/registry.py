@@ -34,7 +34,7 @@ from pathlib import Path
 
 from ..errors import DelveError, suggest
 from ..specfile import Fields, read_yaml
-from ..workspace import Workspace
+from ..workspace import Workspace, yaml_files
 from .base import Budget, Method
 
 #: a modern core does in 1 CPU second what the thesis' 200 MHz R4400 did in 20
@@ -87,6 +87,10 @@ class MethodSpec:
         """The name its random seed derives from: a budget fraction of a method draws the
         same random numbers as the method itself, so a snapshot equals a shorter run."""
         return self.base or self.name
+
+    #: the method's code version (YAML ``version:``): bump it when a code change alters
+    #: the method's results, so that older results read as stale (docs/provenance.md)
+    version: str | None = None
 
     def load_class(self) -> type:
         mod, _, attr = self.plugin.partition(":")
@@ -200,7 +204,7 @@ def _num(x) -> str:
 
 
 #: the keys a method spec may have, and those of its ``budget``
-KEYS = ("name", "plugin", "params", "budget", "summary", "description")
+KEYS = ("name", "plugin", "params", "budget", "summary", "description", "version")
 BUDGET_KEYS = (
     "cpu_per_case",
     "cpu_fixed",
@@ -255,6 +259,11 @@ def _parse_file(path: Path) -> MethodSpec:
         for k in params.raw:
             if not _PARAM.match(k):
                 raise params.error(k, "is not a keyword argument name")
+    version = f.raw.get("version")
+    if version is not None and (
+        isinstance(version, bool) or not isinstance(version, str | int | float)
+    ):
+        raise f.error("version", "expected text or a number, e.g. version: 2")
     return MethodSpec(
         name=name,
         plugin=plugin,
@@ -263,6 +272,7 @@ def _parse_file(path: Path) -> MethodSpec:
         description=f.optional("description").strip(),
         source=str(path),
         short=" ".join((f.text("summary", "") or "").split()),
+        version=None if version is None else str(version),
     )
 
 
@@ -279,7 +289,7 @@ def _method_files(ws: Workspace) -> dict[str, Path]:
     Nothing is parsed here, so a broken file only breaks the commands that use it."""
     found: dict[str, Path] = {}
     for d in reversed(ws.spec_dirs("methods")):
-        for p in sorted(d.glob("*.yaml")):
+        for p in yaml_files(d):
             found[p.stem] = p
     return found
 

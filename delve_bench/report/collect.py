@@ -24,7 +24,15 @@ import numpy as np
 
 from ..errors import DelveError, suggest
 from ..run.store import read_task_results
-from ..stats.summary import compare, layout_of, summarize, task_standardizer
+from ..stats.summary import (
+    budget_label,
+    budget_settings,
+    compare,
+    layout_of,
+    paired_instances,
+    summarize,
+    task_standardizer,
+)
 from ..tasks.names import TaskRef
 from ..workspace import Workspace
 
@@ -102,6 +110,8 @@ class MethodCell:
     failed: tuple[int, ...] = ()
     corrupt: tuple[int, ...] = ()
     no_loss: tuple[int, ...] = ()
+    stale: tuple[int, ...] = ()
+    budget: dict | None = None
     summary: dict | None = None
     y: np.ndarray | None = field(default=None, repr=False, compare=False)
     #: the model size each used instance records in meta.json (``info.model_size``, or
@@ -123,7 +133,12 @@ class MethodCell:
     @property
     def absent(self) -> tuple[int, ...]:
         """Instances of the task that this cell's statistics do not use."""
-        return tuple(sorted(self.missing + self.failed + self.corrupt + self.no_loss))
+        return tuple(sorted(self.missing + self.failed + self.corrupt + self.no_loss + self.stale))
+
+    @property
+    def budget_label(self) -> str:
+        """How the budget its results were made with reads in tables and legends."""
+        return "" if self.budget is None else budget_label(self.budget)
 
     def note(self, loss: str) -> str:
         """What is missing and why, in words ('' when every instance is used)."""
@@ -132,6 +147,7 @@ class MethodCell:
             ("not run", self.missing),
             ("failed", self.failed),
             ("corrupt", self.corrupt),
+            ("stale", self.stale),
             (f"no {loss} loss", self.no_loss),
         ):
             if idx and not (label == "not run" and len(idx) == self.task_instances):
@@ -263,6 +279,8 @@ def method_cell(ws: Workspace, method: str, ref: TaskRef, layout, loss: str, st)
         missing=tuple(states["missing"]),
         failed=tuple(states["failed"]),
         corrupt=tuple(states["corrupt"]),
+        stale=tuple(states["stale"]),
+        budget=budget_settings(results[0].meta) if results else None,
     )
     with_loss = [r for r in results if r.losses[loss] is not None]
     no_loss = tuple(r.instance for r in results if r.losses[loss] is None)
@@ -289,7 +307,7 @@ def min_instances(design: str) -> int:
 
 def pair_cell(a: MethodCell, b: MethodCell, design: str, st, n_train: int) -> PairCell:
     """The design's paired test of A - B on the instances both have (None if too few)."""
-    shared = tuple(sorted(set(a.used) & set(b.used)))
+    shared = tuple(paired_instances(list(a.used), list(b.used)))
     if a.y is None or b.y is None or len(shared) < min_instances(design):
         return PairCell(a=a.method, b=b.method, instances=shared, comparison=None)
     ya = a.y[[a.used.index(i) for i in shared]]
@@ -371,3 +389,19 @@ def collect(
         )
         for (ds, pt), ts in sorted(by_proto.items())
     ]
+
+
+def method_budgets(tasks: Iterable[TaskReport], methods: Iterable[str]) -> dict[str, str]:
+    """Each method's budget settings over ``tasks`` (``cpu x0.05``, ``work``, ``none``);
+    several joined by `` / `` when its results on different tasks were made differently."""
+    out = {}
+    for m in methods:
+        labels = sorted({t.cells[m].budget_label for t in tasks if t.cells[m].budget is not None})
+        out[m] = " / ".join(labels) if labels else "not run"
+    return out
+
+
+def budget_note(tasks: Iterable[TaskReport], methods: Iterable[str]) -> str:
+    """``Budgets: lin-1 none; mlp-ese-1 cpu x0.05.`` for tables, legends and the index."""
+    b = method_budgets(list(tasks), methods)
+    return "Budgets (mode, time scale): " + "; ".join(f"{m} {v}" for m, v in b.items()) + "."

@@ -33,7 +33,7 @@ from matplotlib.transforms import blended_transform_factory
 
 from ..losses import LOSS_NAMES
 from ..stats.summary import DESIGN_TESTS
-from .collect import THESIS_ORDER, PrototaskReport, TaskReport
+from .collect import THESIS_ORDER, PrototaskReport, TaskReport, budget_note
 from .figures import save_figure
 
 THESIS_COLOURS = dict(
@@ -109,7 +109,8 @@ def _footnotes(r: PrototaskReport, width_in: float) -> list[tuple[str, bool]]:
         "loss (no result). Above the box, ↑ and the value: off the top. Red !: fewer "
         f"instances than the task. Matrices: {test} p-values in percent, rounded up, in the "
         "winner's column and the loser's row; blank above 9 %; italic 5: p < 0.05 is all the "
-        "quasi-F may say with fewer than 4 instances."
+        "quasi-F may say with fewer than 4 instances.",
+        budget_note(r.tasks, r.methods),
     ]
     partial = [
         f"{c.method} at {t.ref.size}: {len(c.used)} of {c.task_instances} instances "
@@ -119,7 +120,7 @@ def _footnotes(r: PrototaskReport, width_in: float) -> list[tuple[str, bool]]:
     if partial:
         lines.append("! fewer instances than the task: " + "; ".join(partial) + ".")
     chars = max(60, int(width_in * 72 / 3.9))
-    return [(w, k == 1) for k, line in enumerate(lines) for w in textwrap.wrap(line, chars)]
+    return [(w, k == 2) for k, line in enumerate(lines) for w in textwrap.wrap(line, chars)]
 
 
 def _draw_box(ax, t: TaskReport, methods, col, scale, lo, hi, clip, loss) -> None:

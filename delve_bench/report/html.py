@@ -12,7 +12,7 @@ import html
 from dataclasses import dataclass, field
 
 from ..losses import LOSS_NAMES
-from .collect import PrototaskReport
+from .collect import PrototaskReport, budget_note
 from .overview import Overview
 from .tables import Table, to_html
 
@@ -129,6 +129,7 @@ def render_index(
         f"<p>Methods: {e(', '.join(methods))}. Losses: "
         + e(", ".join(f"{s.overview.loss} ({LOSS_NAMES[s.overview.loss]})" for s in summaries))
         + f". Prototasks: {len({s.report.name for s in sections})}.</p>",
+        f"<p>{e(budget_note(summaries[0].overview.tasks, methods))}</p>" if summaries else "",
         "<nav><ul>",
     ]
     for s in summaries:

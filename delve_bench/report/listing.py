@@ -122,24 +122,26 @@ def format_status(rows: list[StatusRow]) -> str:
     if not rows:
         return "no results yet; start with `delve run METHOD TASK`\n"
     body = table(
-        ("method", "task", "done", "failed", "corrupt", "missing"),
+        ("method", "task", "done", "stale", "failed", "corrupt", "missing"),
         [
             (
                 r.method,
                 r.task,
                 str(len(r.done)),
+                str(len(r.stale)),
                 str(len(r.failed)),
                 str(len(r.corrupt)),
                 str(len(r.missing)),
             )
             for r in rows
         ],
-        "llrrrr",
+        "llrrrrr",
     ).splitlines()
     out = [body[0]]
     for line, r in zip(body[1:], rows, strict=True):
         out.append(line)
         out += [f"    #{i}: {err}" for i, err in sorted(r.errors.items())]
+        out += [f"    #{i}: stale ({what})" for i, what in sorted(r.stale_fields.items())]
     return "\n".join(out) + "\n"
 
 

@@ -92,9 +92,34 @@ def _based_on(s: dict) -> list[str]:
         second = f"             {I} disjoint test sets, each containing {J} cases."
     lines = ["", first, second]
     if s.get("instances_missing"):
+        what = (
+            "are not used by both methods"
+            if s.get("instances_unpaired") is not None
+            else "have no complete result"
+        )
         lines.append(
             f"    Warning: {len(s['instances_missing'])} of {s['task_instances']} instances "
-            f"have no complete result (instances {', '.join(map(str, s['instances_missing']))})."
+            f"{what} (instances {', '.join(map(str, s['instances_missing']))})."
+        )
+    for m, extra in (s.get("instances_unpaired") or {}).items():
+        if extra:
+            lines.append(
+                f"    Paired on the instances both have; {m} also has "
+                f"{', '.join(map(str, extra))} (not used here)."
+            )
+    from ..stats.summary import budget_label
+
+    if s.get("budget") is not None:
+        lines.append(f"    Budget: {budget_label(s['budget'])}.")
+    if s.get("budget_a") is not None or s.get("budget_b") is not None:
+        lines.append(
+            f"    Budgets: {s['method_a']} {budget_label(s['budget_a'])}, "
+            f"{s['method_b']} {budget_label(s['budget_b'])}."
+        )
+    if s.get("instances_stale"):
+        lines.append(
+            f"    Warning: stale instances left out (made under other settings): "
+            f"{', '.join(map(str, s['instances_stale']))}; `delve status` shows why."
         )
     return lines
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..losses import LOSS_NAMES
 from ..stats.summary import DESIGN_TESTS
-from .collect import MethodCell, PrototaskReport, TaskReport
+from .collect import MethodCell, PrototaskReport, TaskReport, budget_note
 from .overview import Overview
 
 EMPTY = "∅"  # the method gives no such loss
@@ -106,6 +106,7 @@ def prototask_table(r: PrototaskReport) -> Table:
                 (
                     t.ref.name,
                     m,
+                    c.budget_label,
                     _value(c),
                     _instances(c),
                     "" if rank is None else f"{rank:g}",
@@ -126,13 +127,15 @@ def prototask_table(r: PrototaskReport) -> Table:
         ),
         f"{PARTIAL}: fewer instances than the task (see note); {EMPTY}: the method gives no "
         f"{r.loss} loss; {NOT_RUN}: not run.",
+        "budget: the budget mode and time scale the results were made with (cpu xF: the "
+        "1996 CPU budget times F; work: fixed work units; none: the method has no budget).",
     )
     return Table(
         title=f"{r.name}: {loss_title(r.loss)}",
-        columns=("task", "method", "loss ± SE", "instances", "rank")
+        columns=("task", "method", "budget", "loss ± SE", "instances", "rank")
         + tuple(f"vs {m}" for m in r.methods)
         + ("note",),
-        align="llrrr" + "r" * len(r.methods) + "l",
+        align="lllrrr" + "r" * len(r.methods) + "l",
         rows=tuple(rows),
         notes=notes,
         groups=tuple(groups),
@@ -146,6 +149,8 @@ def prototask_records(r: PrototaskReport) -> tuple[list[str], list[list]]:
         "train_size",
         "design",
         "method",
+        "budget_mode",
+        "time_scale",
         "status",
         "instances",
         "task_instances",
@@ -169,6 +174,8 @@ def prototask_records(r: PrototaskReport) -> tuple[list[str], list[list]]:
                 t.ref.size,
                 t.design,
                 m,
+                (c.budget or {}).get("mode"),
+                (c.budget or {}).get("time_scale"),
                 c.status,
                 len(c.used),
                 c.task_instances,
@@ -214,6 +221,7 @@ def summary_table(ov: Overview) -> Table:
             "Standardised expected loss ± one standard error; [rank] among the methods "
             f"with a value on the task (1 = lowest loss). {PARTIAL}: fewer instances than "
             f"the task; {EMPTY}: no {ov.loss} loss; {NOT_RUN}: not run.",
+            budget_note(ov.tasks, ov.methods),
         ),
     )
 

@@ -7,7 +7,7 @@ jobs to an executor, ``store`` reads and writes the result files.
 
 from .instance import EncodedInstance, load_instance
 from .job import Job, Outcome, RunOptions
-from .runner import RunInterrupted, plan_jobs, run_jobs
+from .runner import Plan, RunInterrupted, plan_jobs, run_jobs
 from .store import InstanceResult, read_task_results, result_dir
 
 __all__ = [
@@ -15,6 +15,7 @@ __all__ = [
     "InstanceResult",
     "Job",
     "Outcome",
+    "Plan",
     "RunInterrupted",
     "RunOptions",
     "load_instance",

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..errors import DelveError
+from ..workspace import Workspace
 from .isolate import RunOne, run_isolated
 from .job import Job, Limits, Outcome, RunOptions
 
@@ -43,7 +44,7 @@ def _client(address: str):
 def run_on_dask(
     address: str,
     run_one: RunOne,
-    root: str,
+    root: str | Workspace,
     jobs: list[Job],
     options: RunOptions,
     limits: Callable[[Job], Limits],
@@ -75,9 +76,36 @@ def run_on_dask(
             except Exception as e:  # a worker died: the job is not recorded, a rerun retries it
                 done(Outcome(job, "interrupted", f"Dask worker failed: {e}"))
     except BaseException:
-        client.cancel(list(futures), force=True)
+        # stop at once: cancel what is queued; a LocalCluster's workers end below, and the
+        # job processes they started end with them (their lifeline closes)
+        try:
+            if cluster is not None:
+                _kill_workers(cluster)
+            else:  # a cluster we do not own: cancel our jobs, let it finish running ones
+                client.cancel(list(futures), force=True)
+            _close(client, cluster, timeout=0.5)
+        except Exception:  # already stopping; a slow goodbye must not hold up Ctrl-C
+            pass
         raise
+    _close(client, cluster, timeout=None)
+
+
+def _kill_workers(cluster) -> None:
+    """Kill the processes of a LocalCluster started here, with everything they started (a
+    graceful close would wait for the running jobs; its nannies would restart workers)."""
+    import psutil  # type: ignore[import-untyped]  # a dependency of distributed
+
+    for proc in psutil.Process().children(recursive=True):
+        try:
+            if "resource_tracker" not in " ".join(proc.cmdline()):  # it ends by itself
+                proc.kill()
+        except psutil.Error:
+            pass
+
+
+def _close(client, cluster, timeout: float | None) -> None:
+    try:
+        client.close(timeout=timeout)
     finally:
-        client.close()
         if cluster is not None:
-            cluster.close()
+            cluster.close(timeout=timeout)

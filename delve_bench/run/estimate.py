@@ -32,7 +32,7 @@ import numpy as np
 
 from ..methods.registry import method_spec
 from ..workspace import Workspace
-from .runner import Job
+from .job import Job
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -107,9 +107,9 @@ def load_instance(ws: Workspace, task: TaskRef | str, i: int) -> EncodedInstance
     ds = load_dataset(ws, proto.dataset)
     attrs = [ds.spec.attributes[j] for j in proto.inputs]
     target = ds.spec.attributes[proto.targets[0]]
-    col = proto.targets[0]
-    xtr, ytr = ds.values[np.ix_(inst.train, proto.inputs)], ds.values[inst.train, col]
-    xte, yte = ds.values[np.ix_(inst.test, proto.inputs)], ds.values[inst.test, col]
+    col, inputs = proto.targets[0], np.asarray(proto.inputs, dtype=np.intp)
+    xtr, ytr = ds.values[np.ix_(inst.train, inputs)], ds.values[inst.train, col]
+    xte, yte = ds.values[np.ix_(inst.test, inputs)], ds.values[inst.test, col]
     coding = fit_coding(xtr, ytr, attrs, target)
     return EncodedInstance(
         task=ref.full_name,

@@ -11,7 +11,8 @@ kernel stops a job that computes too long (SIGXCPU); the parent kills a worker w
 passes its wall-clock limit (a hung job). Either way the instance is recorded as failed
 with the reason, a fresh worker takes over, and the other jobs go on. Workers come from a
 ``forkserver`` that has the package imported, ignore SIGINT (Ctrl-C is the parent's), and
-die with the forkserver, so no worker outlives the run that started it.
+end when the process that started them does (a lifeline pipe), so no worker outlives
+the run that started it.
 
 :func:`run_pool` is the local executor: one thread multiplexes every worker's pipe, so
 the parent's work per job is a send, a wake-up and a receive. :func:`run_isolated` runs
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing as mp
+import os
 import resource
 import signal
 import threading
@@ -29,11 +31,14 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from multiprocessing.connection import Connection, wait
+from typing import Any, cast
 
 from ..workspace import Workspace
 from .job import Job, Limits, Outcome, RunOptions, discard_partial, record_failure
 
-RunOne = Callable[[str, Job, RunOptions], Outcome]
+#: the function an executor runs for one job: ``(root, job, options) -> Outcome``; root is
+#: the workspace directory or a Workspace (one with its result store elsewhere)
+RunOne = Callable[[Any, Job, RunOptions], Outcome]
 
 _CTX = None
 _LOCAL = threading.local()
@@ -50,7 +55,8 @@ def _context():
         if mpp.current_process().daemon:  # e.g. a daemonic Dask worker: no children allowed
             return None
         ctx = mp.get_context("forkserver")
-        ctx.set_forkserver_preload(["delve_bench.run.isolate"])
+        # what every job needs, imported once in the forkserver rather than in each worker
+        ctx.set_forkserver_preload(["delve_bench.run.isolate", "pandas", "scipy.special"])
         _CTX = ctx
     return _CTX
 
@@ -65,19 +71,31 @@ def _die_with_parent() -> None:
         pass
 
 
-def _set_cpu_limit(cpu_limit: float | None) -> None:
-    if cpu_limit:
-        ru = resource.getrusage(resource.RUSAGE_SELF)
-        soft = math.ceil(ru.ru_utime + ru.ru_stime + cpu_limit)
-        resource.setrlimit(resource.RLIMIT_CPU, (soft, resource.RLIM_INFINITY))
-    else:
-        resource.setrlimit(resource.RLIMIT_CPU, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+def _set_limits(lim: Limits) -> None:
+    """The kernel's limits for the next job: CPU (this process' use so far plus the job's
+    limit: SIGXCPU past it) and data memory (allocations past it fail: MemoryError)."""
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    soft = math.ceil(ru.ru_utime + ru.ru_stime + lim.cpu)
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, resource.RLIM_INFINITY))
+    mem = resource.RLIM_INFINITY if lim.memory is None else lim.memory
+    resource.setrlimit(resource.RLIMIT_DATA, (mem, resource.RLIM_INFINITY))
 
 
-def _worker_main(conn) -> None:
-    """The worker loop: receive a job, run it under its CPU limit, send the outcome."""
+def _watch(lifeline) -> None:
+    """End this worker as soon as the process that started it is gone (its end of the
+    lifeline closes when it exits, however it exits), even in the middle of a job."""
+    try:
+        lifeline.recv()
+    except (EOFError, OSError):
+        pass
+    os._exit(1)
+
+
+def _worker_main(conn, lifeline) -> None:
+    """The worker loop: receive a job, run it under its limits, send the outcome."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     _die_with_parent()
+    threading.Thread(target=_watch, args=(lifeline,), daemon=True).start()
     while True:
         try:
             msg = conn.recv()
@@ -85,20 +103,24 @@ def _worker_main(conn) -> None:
             return
         if msg is None:
             return
-        run_one, args, cpu_limit = msg
-        _set_cpu_limit(cpu_limit)
+        run_one, args, lim = msg
+        _set_limits(lim)
         conn.send(run_one(*args))
 
 
 class _Worker:
     def __init__(self, ctx):
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker_main, args=(child,), daemon=True)
+        life, self._lifeline = ctx.Pipe(duplex=False)
+        self.proc = ctx.Process(target=_worker_main, args=(child, life), daemon=True)
         self.proc.start()
         child.close()
+        life.close()
 
-    def send(self, run_one: RunOne, root: str, job: Job, options: RunOptions, lim: Limits):
-        self.conn.send((run_one, (root, job, options), lim.cpu))
+    def send(
+        self, run_one: RunOne, root: str | Workspace, job: Job, options: RunOptions, lim: Limits
+    ):
+        self.conn.send((run_one, (root, job, options), lim))
 
     def close(self) -> None:
         """Ask an idle worker to exit; kill it if it does not within a second."""
@@ -114,10 +136,11 @@ class _Worker:
             self.proc.kill()
         self.proc.join()
         self.conn.close()
+        self._lifeline.close()
 
 
 def _died(
-    w: _Worker, root: str, job: Job, options: RunOptions, lim: Limits, timed_out: bool
+    w: _Worker, root: str | Workspace, job: Job, options: RunOptions, lim: Limits, timed_out: bool
 ) -> Outcome:
     """The outcome of a job whose worker died or was killed at its wall-clock limit."""
     w.kill()
@@ -134,13 +157,15 @@ def _died(
         return Outcome(job, "interrupted", f"its worker was killed (signal {-(code or 0)})")
     else:
         reason = f"the job's process died (exit code {code})"
+        if lim.memory is not None:
+            reason += f"; its memory limit was {lim.memory // 2**20} MB (--memory-limit)"
     record_failure(ws, job, "HardLimit" if "limit" in reason else "Crash", reason, options)
     return Outcome(job, "failed", reason)
 
 
 def run_pool(
     run_one: RunOne,
-    root: str,
+    root: str | Workspace,
     jobs: Iterable[Job],
     options: RunOptions,
     limits: Callable[[Job], Limits],
@@ -177,10 +202,11 @@ def run_pool(
         while running:
             first = min(r[3] for r in running.values())
             timeout = None if first == math.inf else max(0.0, first - time.monotonic())
-            for conn in wait(list(running), timeout):
-                w, job, lim, _ = running.pop(conn)  # type: ignore[call-overload]
+            for ready in wait(list(running), timeout):
+                conn = cast(Connection, ready)  # wait() returns the objects it was given
+                w, job, lim, _ = running.pop(conn)
                 try:
-                    outcome = conn.recv()  # type: ignore[union-attr]
+                    outcome = conn.recv()
                     idle.append(w)
                 except (EOFError, OSError):  # the worker died during the job
                     outcome = _died(w, root, job, options, lim, timed_out=False)
@@ -223,7 +249,9 @@ def shutdown_workers() -> None:
         w.close()
 
 
-def run_isolated(run_one: RunOne, root: str, job: Job, options: RunOptions, lim: Limits) -> Outcome:
+def run_isolated(
+    run_one: RunOne, root: str | Workspace, job: Job, options: RunOptions, lim: Limits
+) -> Outcome:
     """Run ``job`` in this thread's worker process under its hard limits (a Dask task)."""
     ctx = _context()
     if ctx is None:  # cannot have children here: run in-process, overruns are caught afterwards

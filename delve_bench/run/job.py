@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import os
 import platform
+import shutil
 import time
 import traceback
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 
 from .. import __version__
 from ..losses import case_losses, class_losses
@@ -32,13 +33,33 @@ from ..methods.base import Budget, FitContext, Method, Prediction
 from ..methods.registry import DEFAULT_TIME_SCALE, fraction_name, method_spec
 from ..rng import derived_seed
 from ..tasks.names import TaskRef
+from ..tasks.spec import prototask_spec
 from ..workspace import Workspace
+from . import provenance
 from .instance import EncodedInstance, load_instance
-from .store import InstanceLock, atomic_write, csv_bytes, instance_state, result_dir, sha256_bytes
+from .store import (
+    InstanceLock,
+    atomic_write,
+    commit,
+    csv_bytes,
+    instance_state,
+    lock_path,
+    read_meta,
+    recover,
+    result_dir,
+    sha256_bytes,
+    staging_dir,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: a job is killed when its CPU time passes this multiple of its budget plus a minute of
 #: slack (setup and prediction), or when its wall time passes twice that plus 5 s
 HARD_LIMIT_FACTOR = 2.0
+#: CPU seconds after which a job with no CPU budget (work mode; methods without a CPU
+#: rule) is killed, unless --hard-limit or the YAML's budget.hard_limit say otherwise
+DEFAULT_HARD_LIMIT = 3600.0
 
 Status = Literal["ok", "failed", "skipped", "locked", "interrupted"]
 BudgetMode = Literal["cpu", "work"]
@@ -74,7 +95,10 @@ class RunOptions:
         Redo instances that are already finished.
     hard_limit : float or None
         CPU seconds after which any job is killed (``--hard-limit``); None: the method's
-        ``budget.hard_limit`` or the default rule.
+        ``budget.hard_limit`` or the default rule (:func:`hard_limits`).
+    memory_limit : int or None
+        Bytes of data memory a job's process may use (``--memory-limit``; the CLI's default
+        comes from the machine's memory and the number of jobs at a time); None: no limit.
     blas_threads : int or None
         BLAS threads of an in-process job in cpu mode (worker processes always use one).
     """
@@ -83,6 +107,7 @@ class RunOptions:
     time_scale: float = DEFAULT_TIME_SCALE
     force: bool = False
     hard_limit: float | None = None
+    memory_limit: int | None = None
     blas_threads: int | None = None
 
 
@@ -98,38 +123,105 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Limits:
-    """Hard limits of one job: CPU and wall-clock seconds."""
+    """Hard limits of one job: CPU and wall-clock seconds, memory in bytes (None: none)."""
 
-    cpu: float | None
-    wall: float | None
+    cpu: float
+    wall: float
+    memory: int | None = None
+
+    def describe(self) -> dict:
+        """The limits as meta.json records them."""
+        return {
+            "cpu_hard_limit_s": round(self.cpu, 3),
+            "wall_hard_limit_s": round(self.wall, 3),
+            "memory_limit_mb": None if self.memory is None else self.memory // 2**20,
+        }
 
 
 def hard_limits(ws: Workspace, job: Job, options: RunOptions) -> Limits:
-    """The limits after which ``job`` is killed; None means no limit.
+    """The limits after which ``job`` is killed; every job has them.
 
-    ``options.hard_limit`` (``--hard-limit``) or the YAML's ``budget.hard_limit`` (seconds
-    on this machine) win; otherwise a cpu-mode budget B gives 2 B + 60 s.
+    CPU seconds: ``options.hard_limit`` (``--hard-limit``), else the YAML's
+    ``budget.hard_limit`` (seconds on this machine), else 2 B + 60 s for a job with a CPU
+    budget B (cpu mode), else :data:`DEFAULT_HARD_LIMIT` -- or, in work mode, 2 B + 60 s
+    for the CPU budget the method would get in cpu mode at the run's time scale, if that
+    is more. Wall clock: twice the CPU limit plus 5 s. Memory: ``options.memory_limit``.
     """
     spec = method_spec(ws, job.method)
     cpu = options.hard_limit or spec.budget.get("hard_limit")
-    if cpu is None and options.mode == "cpu":
-        b = spec.make_budget(job.ref.size, options.mode, options.time_scale)
-        if b.cpu_seconds:
-            cpu = HARD_LIMIT_FACTOR * b.cpu_seconds + 60
-    return Limits(None, None) if cpu is None else Limits(float(cpu), 2 * float(cpu) + 5)
+    if cpu is None:
+        b = spec.make_budget(job.ref.size, "cpu", options.time_scale)
+        scaled = HARD_LIMIT_FACTOR * b.cpu_seconds + 60 if b.cpu_seconds else None
+        if options.mode == "cpu" and scaled is not None:
+            cpu = scaled
+        else:
+            cpu = max(DEFAULT_HARD_LIMIT, scaled or 0.0)
+    cpu = float(cpu)
+    return Limits(cpu, 2 * cpu + 5, options.memory_limit)
+
+
+#: the smallest default memory limit per job
+MIN_MEMORY_LIMIT = 2**30
+
+
+def machine_memory() -> int | None:
+    """Bytes of memory this machine (or its cgroup, if smaller) has; None if unknown."""
+    sizes = []
+    try:
+        sizes.append(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        pass
+    for p in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            v = Path(p).read_text().strip()
+        except OSError:
+            continue
+        if v.isdigit() and int(v) < 2**60:
+            sizes.append(int(v))
+    return min(sizes) if sizes else None
+
+
+def default_memory_limit(concurrent: int) -> int | None:
+    """90 % of the machine's memory shared by the jobs that run at once, at least 1 GiB."""
+    total = machine_memory()
+    if total is None:
+        return None
+    return max(MIN_MEMORY_LIMIT, int(0.9 * total / max(concurrent, 1)))
+
+
+def expected_fingerprint(ws: Workspace, job: Job, options: RunOptions) -> dict:
+    """The fingerprint a result of ``job`` made with ``options`` gets (run.provenance)."""
+    spec = method_spec(ws, job.method)
+    proto = prototask_spec(ws, job.ref.dataset, job.ref.prototask)
+    budget = spec.make_budget(job.ref.size, options.mode, options.time_scale)
+    return (
+        provenance.method_fields(spec)
+        | provenance.budget_fields(spec, options.mode, options.time_scale, budget.total)
+        | provenance.task_fields(ws, proto, job.ref.size, job.instance)
+    )
 
 
 def discard_partial(ws: Workspace, job: Job) -> None:
-    """Remove what a job killed mid-way may have left (files without meta.json, its lock)."""
+    """Remove what a job stopped mid-way left: its staging directory and its lock."""
     d = result_dir(ws, job.method, job.ref, job.instance)
-    for name in ("losses.csv", "predictions.csv", ".lock"):
-        (d / name).unlink(missing_ok=True)
+    shutil.rmtree(staging_dir(d), ignore_errors=True)
+    lock_path(d).unlink(missing_ok=True)
 
 
 def record_failure(ws: Workspace, job: Job, kind: str, reason: str, options: RunOptions) -> None:
-    """Record a job that died without writing its own meta.json (killed, crashed)."""
+    """Record a job that died without writing its own meta.json (killed, crashed).
+
+    Like any failure, it never replaces a finished result (a stale or forced rerun that
+    fails leaves the earlier result in place)."""
     d = result_dir(ws, job.method, job.ref, job.instance)
     discard_partial(ws, job)
+    if instance_state(d) == "ok":
+        return
+    try:
+        fingerprint = expected_fingerprint(ws, job, options)
+        limits = hard_limits(ws, job, options).describe()
+    except Exception:  # the specs changed under the run: record what is known
+        fingerprint, limits = None, None
     meta = {
         "method": job.method,
         "task": job.ref.full_name,
@@ -137,11 +229,16 @@ def record_failure(ws: Workspace, job: Job, kind: str, reason: str, options: Run
         "status": "failed",
         "error": f"{kind}: {reason}",
         "budget": {"mode": options.mode},
+        "limits": limits,
+        "fingerprint": fingerprint,
         "package_version": __version__,
         "host": platform.node(),
         "end": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
     }
-    _write_meta(d, meta)
+    stage = staging_dir(d)
+    stage.mkdir(parents=True, exist_ok=True)
+    _write_meta(stage, meta)
+    commit(stage, d)
 
 
 # ---------------------------------------------------------------- the steps of one job
@@ -188,6 +285,8 @@ def fit_predict(method: Method, enc: EncodedInstance, ctx: FitContext) -> Fitted
 
 def decode(pred: Prediction, enc: EncodedInstance, method: Method) -> Decoded:
     """Predictions back in original units; log densities with the coding's Jacobian."""
+    if pred.mean is None:
+        raise ValueError("the prediction has no mean (a classification method?)")
     if method.wants_raw:
         mean, median = np.asarray(pred.mean, float), np.asarray(pred.point_for_A, float)
     else:
@@ -229,6 +328,8 @@ class Written:
 
 def result_tables(enc: EncodedInstance, dec: Decoded) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(predictions, losses) tables of one instance, in test-set order."""
+    import pandas as pd  # workers have it preloaded; the runner's parent never needs it
+
     losses = case_losses(enc.y_test, dec.mean, dec.median, dec.log_density)
     cases = enc.instance.test
     preds = pd.DataFrame(
@@ -276,6 +377,8 @@ def class_tables(pred: Prediction, enc: EncodedInstance) -> tuple[pd.DataFrame, 
     """(predictions, losses) tables of a classification instance: ``case, target`` and one
     probability column ``p.<class>`` per class (plus ``<loss>:p.<class>`` columns for a
     loss the method predicts another distribution for); ``case, Z, Q, L``."""
+    import pandas as pd  # workers have it preloaded; the runner's parent never needs it
+
     if pred.categorical is None:
         raise ValueError("the prediction has no class probabilities (a regression method?)")
     classes = enc.coding.classes
@@ -329,19 +432,34 @@ def _blas_limit(n: int | None):
 def execute(root: str | Workspace, job: Job, options: RunOptions = RunOptions()) -> Outcome:
     """Run one job and record it. Never raises for a failing method: its error is written
     to meta.json instead. This is the function every executor runs. ``root`` may be a
-    :class:`Workspace` (so a result store other than ``root/results`` reaches workers)."""
+    :class:`Workspace` (so a result store other than ``root/results`` reaches workers).
+
+    The files are written into a staging directory and committed when complete
+    (:func:`~delve_bench.run.store.commit`): an earlier result -- stale, or redone with
+    ``force`` -- stays in place until then, and is kept when the new run fails."""
     ws = Workspace.from_env(root)
     d = result_dir(ws, job.method, job.ref, job.instance)
     lock = InstanceLock(d)
     if not lock.acquire():
         return Outcome(job, "locked")
     try:
-        if not options.force and instance_state(d) == "ok":
-            return Outcome(job, "skipped")
-        for name in ("meta.json", "losses.csv", "predictions.csv"):
-            (d / name).unlink(missing_ok=True)
+        recover(d)
+        state = instance_state(d)
+        if state == "ok" and not options.force:
+            meta = read_meta(d) or {}
+            if not provenance.stale_fields(
+                meta.get("fingerprint"), expected_fingerprint(ws, job, options)
+            ):
+                return Outcome(job, "skipped")
+        stage = staging_dir(d)
+        stage.mkdir(parents=True)
         with _blas_limit(1 if options.mode == "work" else options.blas_threads):
-            return _execute_locked(ws, d, job, options)
+            outcome = _execute_locked(ws, stage, job, options)
+        if outcome.status == "ok" or state != "ok":
+            commit(stage, d)
+        else:  # a failed rerun never replaces a finished result
+            shutil.rmtree(stage)
+        return outcome
     finally:
         lock.release()
 
@@ -358,7 +476,10 @@ def _execute_locked(ws: Workspace, d: Path, job: Job, options: RunOptions) -> Ou
         "task": job.ref.full_name,
         "instance": job.instance,
         "seed": seed,
+        "version": spec.version,
         "budget": None,
+        "limits": None,
+        "fingerprint": None,
         "package_version": __version__,
         "python": platform.python_version(),
         "numpy": np.__version__,
@@ -367,7 +488,9 @@ def _execute_locked(ws: Workspace, d: Path, job: Job, options: RunOptions) -> Ou
         "start": started.isoformat(timespec="seconds"),
     }
     try:
+        meta["limits"] = hard_limits(ws, job, options).describe()
         enc = load_instance(ws, job.ref, job.instance)
+        meta["fingerprint"] = expected_fingerprint(ws, job, options)
         meta.update(n_train=len(enc.instance.train), n_test=len(enc.instance.test))
         method = spec.instantiate()
         budget = spec.make_budget(len(enc.instance.train), options.mode, options.time_scale)
@@ -393,7 +516,7 @@ def _execute_locked(ws: Workspace, d: Path, job: Job, options: RunOptions) -> Ou
         check_budget(cpu, budget)
         # snapshots first: the main result (whose meta.json marks the job done) comes last
         for f, sb in snaps.items():
-            record_snapshot(ws, job, spec, f, sb, method, enc, meta)
+            record_snapshot(ws, job, spec, f, sb, method, enc, meta, options)
         if spec.base:
             meta["fraction_of"] = {"method": spec.base, "fraction": spec.fraction}
         written = write_tables(d, *tables)
@@ -409,10 +532,13 @@ def _execute_locked(ws: Workspace, d: Path, job: Job, options: RunOptions) -> Ou
         error = None
     except Exception as e:  # a failing method is recorded, not raised
         status, error = "failed", f"{type(e).__name__}: {e}"
+        if isinstance(e, MemoryError) and options.memory_limit:
+            error += f" (past the memory limit of {options.memory_limit // 2**20} MB per job)"
         meta.update(status="failed", error=error, traceback=traceback.format_exc(limit=8))
     meta["wall_seconds"] = round(time.perf_counter() - wall0, 4)
     meta.setdefault("cpu_seconds", round(time.process_time() - cpu0, 4))
     meta["end"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    meta["end_time"] = time.time()  # to order results finished within one second
     _write_meta(d, meta)
     return Outcome(job, status, error, meta["cpu_seconds"])
 
@@ -432,17 +558,30 @@ def snapshot_budgets(spec, method: Method, job: Job, n: int, options: RunOptions
 
 
 def record_snapshot(
-    ws: Workspace, job: Job, spec, f: float, budget: Budget, method: Method, enc, meta: dict
+    ws: Workspace,
+    job: Job,
+    spec,
+    f: float,
+    budget: Budget,
+    method: Method,
+    enc,
+    meta: dict,
+    options: RunOptions = RunOptions(),
 ) -> None:
     """Write the result ``METHOD@F`` that an anytime ``method`` kept on its way (its own
-    directory, lock and meta.json). A snapshot that fails, or whose directory another run
-    holds, is left undone: the next run makes it by a run of its own."""
+    directory, lock, fingerprint and meta.json; staged and committed like any result). A
+    snapshot that fails, or whose directory another run holds, is left undone: the next
+    run makes it by a run of its own."""
     name = fraction_name(spec.base or spec.name, spec.fraction * f)
     d = result_dir(ws, name, job.ref, job.instance)
     lock = InstanceLock(d)
     if not lock.acquire():
         return
+    stage = staging_dir(d)
     try:
+        recover(d)
+        stage.mkdir(parents=True)
+        own = Job(name, job.ref, job.instance)
         cpu0 = time.process_time()
         X = enc.raw_test if method.wants_raw else enc.X_test
         pred = method.snapshot(f, X)
@@ -450,9 +589,11 @@ def record_snapshot(
         check(dec, len(enc.y_test))
         info = dict(method.snapshot_info(f))
         fit_cpu = float(info.pop("fit_cpu_seconds"))
-        written = write_result(d, enc, dec)
+        written = write_result(stage, enc, dec)
         smeta = meta | {
             "method": name,
+            "fingerprint": expected_fingerprint(ws, own, options),
+            "limits": hard_limits(ws, own, options).describe(),
             "budget": budget.describe()
             | {"time_scale": (meta.get("budget") or {}).get("time_scale")},
             "fraction_of": {"method": spec.base or spec.name, "fraction": spec.fraction * f},
@@ -464,11 +605,12 @@ def record_snapshot(
             "cpu_seconds": round(fit_cpu + time.process_time() - cpu0, 4),
             "info": _jsonable(info | pred.info),
             "end": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            "end_time": time.time(),
         }
-        _write_meta(d, smeta)
+        _write_meta(stage, smeta)
+        commit(stage, d)
     except Exception:  # the main result stands; the snapshot is redone by its own run
-        for n in ("meta.json", "losses.csv", "predictions.csv"):
-            (d / n).unlink(missing_ok=True)
+        shutil.rmtree(stage, ignore_errors=True)
     finally:
         lock.release()
 

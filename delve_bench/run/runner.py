@@ -7,10 +7,10 @@ job (:func:`delve_bench.run.job.execute`) as an argument and never import this m
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..data import load_dataset
+from ..data import verify_dataset
 from ..errors import DelveError
 from ..methods.registry import checked_method, method_spec, split_fraction
 from ..tasks.instances import task_layout
@@ -18,8 +18,18 @@ from ..tasks.names import TaskRef
 from ..tasks.spec import prototask_spec
 from ..workspace import Workspace
 from . import dask_backend, isolate
-from .job import Job, Limits, Outcome, RunOptions, execute, hard_limits
-from .store import instance_state, result_dir
+from .job import (
+    Job,
+    Limits,
+    Outcome,
+    RunOptions,
+    discard_partial,
+    execute,
+    expected_fingerprint,
+    hard_limits,
+)
+from .provenance import stale_fields
+from .store import InstanceLock, instance_state, read_meta, result_dir
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -33,21 +43,39 @@ class RunInterrupted(KeyboardInterrupt):
         self.summary: Any = None
 
 
+@dataclass
+class Plan:
+    """What a run will do: the jobs to run, and the others by why they are not run.
+
+    ``stale`` maps each job in ``todo`` that reruns a stale result (or a failure recorded
+    under other settings) to the fingerprint fields that differ (run.provenance)."""
+
+    todo: list[Job] = field(default_factory=list)
+    done: list[Job] = field(default_factory=list)
+    failed: list[Job] = field(default_factory=list)
+    stale: dict[Job, list[str]] = field(default_factory=dict)
+
+
 def plan_jobs(
     ws: Workspace,
     methods: list[str],
     refs: list[TaskRef],
     instances: set[int] | None = None,
-    force: bool = False,
+    options: RunOptions = RunOptions(),
     retry_failed: bool = False,
-) -> tuple[list[Job], dict[str, list[Job]]]:
-    """Jobs to run, and the others grouped by why they are not run (done, failed)."""
-    todo: list[Job] = []
-    other: dict[str, list[Job]] = {"done": [], "failed": []}
+) -> Plan:
+    """Plan a run: every (method, task, instance) job whose result is missing, corrupt or
+    stale (made under other settings), all of them with ``options.force``, and failed ones
+    with ``retry_failed`` or when the settings changed since they failed.
+
+    Unknown methods, missing or corrupt data and bad index files fail here, before any job
+    runs."""
+    plan = Plan()
     for m in methods:
         checked_method(ws, m)  # unknown names and broken plugins fail before anything runs...
     for ds in sorted({r.dataset for r in refs}):
-        load_dataset(ws, ds)  # ...and so do missing, corrupt or malformed data
+        verify_dataset(ws, ds)  # ...and so do missing or corrupt data
+    limits: dict[tuple[str, int], dict] = {}
     for ref in refs:
         proto = prototask_spec(ws, ref.dataset, ref.prototask)
         for m in methods:
@@ -64,14 +92,63 @@ def plan_jobs(
         for m in methods:
             for i in idx:
                 job = Job(m, ref, i)
-                state = "missing" if force else instance_state(result_dir(ws, m, ref, i))
-                if state == "ok":
-                    other["done"].append(job)
-                elif state == "failed" and not retry_failed:
-                    other["failed"].append(job)
+                if options.force:
+                    plan.todo.append(job)
+                    continue
+                d = result_dir(ws, m, ref, i)
+                state = instance_state(d)
+                if state in ("missing", "corrupt"):
+                    plan.todo.append(job)
+                    continue
+                meta = read_meta(d) or {}
+                fields = stale_fields(
+                    meta.get("fingerprint"), expected_fingerprint(ws, job, options)
+                )
+                if state == "failed" and not fields:
+                    key = (m, ref.size)
+                    if key not in limits:
+                        limits[key] = hard_limits(ws, job, options).describe()
+                    now, then = limits[key], meta.get("limits") or {}
+                    fields = [
+                        k
+                        for k in ("cpu_hard_limit_s", "wall_hard_limit_s")
+                        if then.get(k) != now[k]
+                    ]
+                if fields:
+                    plan.todo.append(job)
+                    plan.stale[job] = fields
+                elif state == "ok":
+                    plan.done.append(job)
+                elif retry_failed:
+                    plan.todo.append(job)
                 else:
-                    todo.append(job)
-    return merge_snapshots(ws, todo), other
+                    plan.failed.append(job)
+    plan.todo = merge_snapshots(ws, plan.todo)
+    return plan
+
+
+def _clean_abandoned(ws: Workspace, jobs: list[Job], outcomes: list[Outcome]) -> None:
+    """After Ctrl-C on Dask: remove the staging directories and locks that jobs killed
+    mid-way left on this file system (their processes end within moments)."""
+    import time
+
+    finished = {o.job for o in outcomes}
+    pending = [j for j in jobs if j not in finished]
+    deadline = time.monotonic() + 0.8
+    while pending:
+        left = []
+        for job in pending:
+            lock = InstanceLock(result_dir(ws, job.method, job.ref, job.instance))
+            if not lock.path.exists():
+                continue
+            if lock.holder_gone():
+                discard_partial(ws, job)
+            else:
+                left.append(job)
+        if not left or time.monotonic() > deadline:
+            return
+        pending = left
+        time.sleep(0.1)
 
 
 def merge_snapshots(ws: Workspace, jobs: list[Job]) -> list[Job]:
@@ -111,7 +188,7 @@ def check_method_task(ws: Workspace, method: str, proto) -> None:
 
     cls = method_spec(ws, method).load_class()
     ours = isinstance(cls, type) and issubclass(cls, Method)
-    classifier = cls.is_classifier() if ours else is_sklearn_classifier(cls)
+    classifier = cls.is_classifier() if ours else is_sklearn_classifier(cls)  # type: ignore[attr-defined]
     if classifier != proto.categorical:
         kind = "classification" if classifier else "regression"
         task_kind = "classification" if proto.categorical else "regression"
@@ -168,6 +245,8 @@ def run_jobs(
         else:
             isolate.run_pool(execute, root, jobs, options, limits, n_jobs, done, started)
     except KeyboardInterrupt:
+        if dask:
+            _clean_abandoned(ws, jobs, outcomes)
         raise RunInterrupted(outcomes) from None
     finally:
         bar.close()

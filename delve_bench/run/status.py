@@ -1,5 +1,6 @@
-"""``delve status``: which instances of which (method, task) are done, failed, corrupt or
-missing, read from the result store."""
+"""``delve status``: which instances of which (method, task) are done, stale, failed,
+corrupt or missing, read from the result store (stale: made under another fingerprint,
+see :func:`delve_bench.run.store.task_instances` and docs/provenance.md)."""
 
 from __future__ import annotations
 
@@ -12,25 +13,28 @@ from ..tasks.instances import task_layout
 from ..tasks.names import TaskRef, resolve_tasks
 from ..tasks.spec import prototask_spec
 from ..workspace import Workspace
-from .store import instance_state, read_meta, result_dir
+from .store import task_instances
 
 
 @dataclass(frozen=True, kw_only=True)
 class StatusRow:
-    """One method on one task: its instance numbers by state, and the recorded errors of
-    the failed ones (instance -> error)."""
+    """One method on one task: its instance numbers by state, the recorded errors of the
+    failed ones and, for the stale ones, how their fingerprint differs (instance -> text)."""
 
     method: str
     task: str
     done: list[int] = field(default_factory=list)
+    stale: list[int] = field(default_factory=list)
     failed: list[int] = field(default_factory=list)
     corrupt: list[int] = field(default_factory=list)
     missing: list[int] = field(default_factory=list)
     errors: dict[int, str] = field(default_factory=dict)
+    stale_fields: dict[int, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         d = dataclasses.asdict(self)
         d["errors"] = {str(k): v for k, v in sorted(self.errors.items())}
+        d["stale_fields"] = {str(k): v for k, v in sorted(self.stale_fields.items())}
         return d
 
 
@@ -69,11 +73,11 @@ def study_status(ws: Workspace, names: list[str]) -> list[StatusRow]:
             except DelveError:
                 continue
             row = StatusRow(method=m, task=ref.full_name)
-            for inst in layout.instances:
-                d = result_dir(ws, m, ref, inst.index)
-                state = instance_state(d)
-                getattr(row, "done" if state == "ok" else state).append(inst.index)
-                if state == "failed":
-                    row.errors[inst.index] = (read_meta(d) or {}).get("error", "?")
+            for st in task_instances(ws, m, ref, layout):
+                getattr(row, "done" if st.state == "ok" else st.state).append(st.index)
+                if st.state == "failed":
+                    row.errors[st.index] = (st.meta or {}).get("error", "?")
+                elif st.state == "stale":
+                    row.stale_fields[st.index] = st.detail
             rows.append(row)
     return rows

@@ -1,10 +1,17 @@
 """The result store: ``results/<method>/<dataset>/<prototask>/std.<n>/<i>/``.
 
 Each instance directory holds ``predictions.csv``, ``losses.csv`` (``case,S,A,L``, or
-``case,Z,Q,L`` on a classification task) and ``meta.json``. Files are written to a temporary name and renamed; ``meta.json`` is
-written last and records the sha256 of ``losses.csv``, so an instance is complete exactly
-when its meta.json says ``ok`` and the checksum holds. A lock file per instance keeps two
-``delve run`` processes from doing the same job.
+``case,Z,Q,L`` on a classification task) and ``meta.json``; ``meta.json`` records the
+sha256 of ``losses.csv``, so an instance is complete exactly when its meta.json says
+``ok`` and the checksum holds (and ``predictions.csv`` is there).
+
+A job writes its files into a staging directory ``.<i>.new`` beside the instance
+directory ``<i>``, meta.json last, and then commits it: renamed into place when there is
+no result yet, or swapped with the old directory in one atomic ``renameat2`` exchange
+(Linux; elsewhere two renames, undone by :func:`recover` if a kill falls between them). So
+an earlier result, stale or forced, stays readable until the new one is complete. A lock
+file ``.<i>.lock`` beside the instance keeps two ``delve run`` processes from doing the
+same job.
 """
 
 from __future__ import annotations
@@ -18,17 +25,76 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ..errors import DelveError
 from ..tasks.names import TaskRef
 from ..workspace import Workspace
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 
 def result_dir(ws: Workspace, method: str, ref: TaskRef, instance: int) -> Path:
     return ws.results / method / ref.dataset / ref.prototask / ref.name / str(instance)
+
+
+def staging_dir(d: Path) -> Path:
+    """Where a job writes the files of instance directory ``d`` before they are committed."""
+    return d.parent / f".{d.name}.new"
+
+
+def _old_dir(d: Path) -> Path:
+    return d.parent / f".{d.name}.old"
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two directories atomically (Linux renameat2); False where unsupported."""
+    try:
+        import ctypes
+
+        f = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    f.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    return f(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0
+
+
+def commit(stage: Path, d: Path) -> None:
+    """Make the complete staging directory ``stage`` the instance directory ``d``,
+    replacing an earlier result in one step."""
+    import shutil
+
+    if not d.exists():
+        os.rename(stage, d)
+    elif _exchange(stage, d):
+        shutil.rmtree(stage)  # now holds the earlier result
+    else:  # two renames; recover() undoes the first if a kill falls between them
+        old = _old_dir(d)
+        os.rename(d, old)
+        os.rename(stage, d)
+        shutil.rmtree(old)
+
+
+def recover(d: Path) -> None:
+    """Clean up after a job that was killed: bring back an earlier result moved aside by a
+    commit interrupted half-way, drop leftovers and an unfinished staging directory.
+    Call it while holding the instance's lock."""
+    import shutil
+
+    old = _old_dir(d)
+    if old.exists():
+        if d.exists():
+            shutil.rmtree(old)
+        else:
+            os.rename(old, d)
+    shutil.rmtree(staging_dir(d), ignore_errors=True)
 
 
 _UMASK = os.umask(0)
@@ -114,12 +180,17 @@ def _proc_start(pid: int) -> str | None:
     return None if fields[0] in ("Z", "X") else fields[19]
 
 
+def lock_path(d: Path) -> Path:
+    """The lock file of instance directory ``d`` (beside it: commits replace ``d``)."""
+    return d.parent / f".{d.name}.lock"
+
+
 class InstanceLock:
     """An exclusive lock file for one instance. It names the holder (host, pid, process start
     time); a lock whose holder is dead, a zombie, or a reused pid is taken over."""
 
     def __init__(self, d: Path):
-        self.path = d / ".lock"
+        self.path = lock_path(d)
         self.held = False
 
     def acquire(self) -> bool:
@@ -142,6 +213,10 @@ class InstanceLock:
             self.held = True
             return True
         return False
+
+    def holder_gone(self) -> bool:
+        """True when the lock's holder (on this host) no longer runs."""
+        return self._stale()
 
     def _stale(self) -> bool:
         try:
@@ -182,6 +257,8 @@ def read_instance(
 ) -> InstanceResult:
     """Read and check one complete instance; errors name the file and what is wrong.
     ``losses`` are the task's (S, A, L for regression, Z, Q, L for classification)."""
+    import pandas as pd  # the reading side only: `delve run`'s parent never imports pandas
+
     meta = read_meta(d) or {}
     path = d / "losses.csv"
     try:
@@ -205,16 +282,97 @@ def read_instance(
     return InstanceResult(int(d.name), np.asarray(test_cases), out, meta)
 
 
-def read_task_results(
-    ws: Workspace, method: str, ref: TaskRef, layout
-) -> tuple[list[InstanceResult], dict]:
-    """All complete instances of ``method`` on a task, and a count of the others by state."""
-    results, states = [], {"missing": [], "failed": [], "corrupt": []}
+@dataclass(frozen=True)
+class InstanceStatus:
+    """The state of one instance of a method on a task, as the analyses see it.
+
+    ``state``: ``ok``, ``stale`` (complete, but made under another fingerprint than the
+    reference; ``stale`` names the fields and ``detail`` says how they differ),
+    ``failed``, ``corrupt`` or ``missing``."""
+
+    index: int
+    state: str
+    meta: dict | None = None
+    stale: tuple[str, ...] = ()
+    detail: str = ""
+
+
+def _newest(metas: list[dict]) -> dict | None:
+    dated = [m for m in metas if isinstance(m.get("fingerprint"), dict)]
+
+    def when(m: dict) -> tuple:
+        t = m.get("end_time")
+        return (str(m.get("end", "")), t if isinstance(t, int | float) else 0.0)
+
+    return max(dated, key=when) if dated else None
+
+
+def task_instances(ws: Workspace, method: str, ref: TaskRef, layout) -> list[InstanceStatus]:
+    """Every instance of ``method`` on a task with its state, stale ones marked.
+
+    The one rule for ``status``, ``stats``, ``compare`` and ``report``
+    (docs/provenance.md): a complete instance is used only if its fingerprint equals the
+    reference -- the method's and task's fields as the current files define them, the
+    budget fields of the newest complete instance that matches them. The others are
+    ``stale``: never mixed in, always shown."""
+    from ..errors import DelveError
+    from ..methods.registry import method_spec
+    from . import provenance as pv
+
+    try:
+        method_part: dict = pv.method_fields(method_spec(ws, method))
+    except DelveError:  # the method's YAML is gone: compare only what can be
+        method_part = {}
+    out: list[InstanceStatus] = []
+    complete: list[tuple[int, dict, dict]] = []  # (position, meta, reference without budget)
     for inst in layout.instances:
         d = result_dir(ws, method, ref, inst.index)
         state = instance_state(d)
-        if state == "ok":
-            results.append(read_instance(d, inst.test, layout.proto.losses))
+        if state != "ok":
+            meta = read_meta(d) if state == "failed" else None
+            out.append(InstanceStatus(inst.index, state, meta))
+            continue
+        meta = read_meta(d) or {}
+        reference = method_part | pv.task_fields(ws, layout.proto, layout.size, inst.index)
+        complete.append((len(out), meta, reference))
+        out.append(InstanceStatus(inst.index, "ok", meta))
+    matching = [m for _, m, r in complete if not pv.stale_fields(m.get("fingerprint"), r)]
+    newest = _newest(matching)
+    budget = {k: newest["fingerprint"].get(k) for k in pv.BUDGET_FIELDS} if newest else {}
+    for pos, meta, reference in complete:
+        reference = reference | budget
+        fields = pv.stale_fields(meta.get("fingerprint"), reference)
+        if fields:
+            detail = pv.describe_difference(meta.get("fingerprint"), reference, fields)
+            out[pos] = InstanceStatus(out[pos].index, "stale", meta, tuple(fields), detail)
+    return out
+
+
+def read_task_results(
+    ws: Workspace, method: str, ref: TaskRef, layout
+) -> tuple[list[InstanceResult], dict]:
+    """The complete, current instances of ``method`` on a task (:func:`task_instances`),
+    and the others by state: ``missing``, ``failed``, ``corrupt``, ``stale``."""
+    results: list[InstanceResult] = []
+    states: dict[str, list[int]] = {"missing": [], "failed": [], "corrupt": [], "stale": []}
+    tests = {inst.index: inst.test for inst in layout.instances}
+    for st in task_instances(ws, method, ref, layout):
+        if st.state == "ok":
+            d = result_dir(ws, method, ref, st.index)
+            results.append(read_instance(d, tests[st.index], layout.proto.losses))
         else:
-            states[state].append(inst.index)
+            states[st.state].append(st.index)
     return results, states
+
+
+def stale_note(ws: Workspace, method: str, ref: TaskRef, layout) -> str:
+    """'' or one line saying which instances are stale and which field differs."""
+    stale = [s for s in task_instances(ws, method, ref, layout) if s.state == "stale"]
+    if not stale:
+        return ""
+    fields = sorted({f for s in stale for f in s.stale})
+    return (
+        f"{method} on {ref.full_name}: {len(stale)} stale instance(s) left out "
+        f"({' '.join(str(s.index) for s in stale)}: {', '.join(fields)} differ); "
+        "`delve status` shows them, `delve run` redoes them"
+    )

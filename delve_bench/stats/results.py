@@ -35,6 +35,7 @@ class _TaskFacts:
     test_size: int
     instances_used: list[int]
     instances_missing: list[int]  # not run, failed or corrupt
+    instances_stale: list[int] = dataclasses.field(default_factory=list)  # made otherwise
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -56,6 +57,7 @@ class StatsResult(_TaskFacts):
     sd_realisations: float | None = None
     standardized: dict
     standardization: dict  # {scale, shift}
+    budget: dict | None = None  # {mode, time_scale} the used instances were made with
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -97,6 +99,9 @@ class ComparisonResult(_TaskFacts):
     posterior_method: str | None = None  # how the posterior was computed
     bayes_note: str | None = None
     posterior_plot: list[str] | None = None  # ``delve compare --plot``: the files drawn
+    instances_unpaired: dict | None = None  # method -> its instances the other lacks
+    budget_a: dict | None = None  # {mode, time_scale} of each method's instances
+    budget_b: dict | None = None
 
     @property
     def significant(self) -> bool:

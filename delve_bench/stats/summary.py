@@ -16,7 +16,7 @@ permutation test over instances (:mod:`.permutation`) when there are 2 or more.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
@@ -90,7 +90,8 @@ class LossMatrix(NamedTuple):
 
     used: list[int]  # the finished instances, in order
     y: np.ndarray  # (instances used, test cases)
-    states: dict[str, list[int]]  # the other instances: missing, failed, corrupt
+    states: dict[str, list[int]]  # the other instances: missing, failed, corrupt, stale
+    budget: dict | None = None  # the budget the used instances were made with
 
 
 def loss_matrix(
@@ -103,13 +104,20 @@ def loss_matrix(
             f"{method} on {ref.full_name}: instance {states['corrupt'][0]} has a corrupt "
             "losses.csv (checksum differs from meta.json); rerun it with --force"
         )
+    if not results and states["stale"]:
+        raise DelveError(
+            f"{method} on {ref.full_name}: every finished instance is stale (made under other "
+            f"settings: `delve status {method} {ref.full_name}` shows which); rerun them with "
+            f"`delve run {method} {ref.full_name}`"
+        )
     if not results:
         raise DelveError(
             f"no results of {method} on {ref.full_name}; run `delve run {method} {ref.full_name}`"
         )
     if len(results) < 2 and layout.design != "fixed":
+        stale = f" ({len(states['stale'])} more are stale)" if states["stale"] else ""
         raise DelveError(
-            f"{method} on {ref.full_name}: only {len(results)} instance finished; "
+            f"{method} on {ref.full_name}: only {len(results)} instance finished{stale}; "
             "the analysis needs at least 2"
         )
     rows = [r.losses[loss] for r in results]
@@ -119,7 +127,35 @@ def loss_matrix(
             f"{method} gives no {loss} loss on {ref.full_name} "
             "(it has no predictive distribution there)"
         )
-    return LossMatrix(used=[r.instance for r in results], y=np.vstack(present), states=states)
+    return LossMatrix(
+        used=[r.instance for r in results],
+        y=np.vstack(present),
+        states=states,
+        budget=budget_settings(results[0].meta),
+    )
+
+
+def budget_settings(meta: dict) -> dict:
+    """The budget a result was made with: ``mode`` and ``time_scale`` (None for a method
+    without a budget rule, or a result made before fingerprints were recorded)."""
+    fp = meta.get("fingerprint") if isinstance(meta, dict) else None
+    fp = fp if isinstance(fp, dict) else {}
+    return {"mode": fp.get("budget.mode"), "time_scale": fp.get("budget.time_scale")}
+
+
+def budget_label(b: dict | None) -> str:
+    """``cpu x0.05``, ``work``, or ``none`` (no budget rule): how reports show a budget."""
+    if not b or not b.get("mode"):
+        return "none"
+    if b["mode"] == "cpu":
+        return f"cpu x{b['time_scale']:g}" if b.get("time_scale") is not None else "cpu"
+    return str(b["mode"])
+
+
+def paired_instances(used_a: list[int], used_b: list[int]) -> list[int]:
+    """The instances a paired comparison uses: those both methods have (current,
+    complete results). The one rule of ``delve compare`` and ``delve report``."""
+    return sorted(set(used_a) & set(used_b))
 
 
 def _anova_fields(a: Anova) -> dict:
@@ -182,6 +218,7 @@ def _common(ref: TaskRef, layout: TaskLayout, loss: str, used: list[int], states
         "test_size": layout.test_size,
         "instances_used": used,
         "instances_missing": sorted(states["missing"] + states["failed"]),
+        "instances_stale": sorted(states.get("stale", [])),
     }
 
 
@@ -275,11 +312,12 @@ def task_summary(ws: Workspace, method: str, ref: TaskRef, loss: str | None = No
     layout = layout_of(ws, ref)
     loss = loss or default_loss(layout)
     st = task_standardizer(ws, layout, loss)
-    used, y, states = loss_matrix(ws, method, ref, layout, loss)
+    lm = loss_matrix(ws, method, ref, layout, loss)
     return StatsResult(
         method=method,
-        **_common(ref, layout, loss, used, states),
-        **summarize(y, layout.design, st, layout.size),
+        **_common(ref, layout, loss, lm.used, lm.states),
+        budget=lm.budget,
+        **summarize(lm.y, layout.design, st, layout.size),
     )
 
 
@@ -298,6 +336,8 @@ class PairedLosses:
     ya: np.ndarray
     yb: np.ndarray
     st: Standardizer
+    unpaired: dict = field(default_factory=dict)  # method -> its instances not paired
+    budgets: tuple = (None, None)  # each method's budget settings (budget_settings)
 
     @property
     def design(self) -> str:
@@ -317,29 +357,40 @@ class PairedLosses:
 def paired_losses(
     ws: Workspace, method_a: str, method_b: str, ref: TaskRef, loss: str | None = None
 ) -> PairedLosses:
-    """Read both methods' losses on ``ref``; they must cover the same instances.
-    ``loss`` None: the task's first loss (S, or Z for classification)."""
+    """Read both methods' losses on ``ref``, paired on the instances both have
+    (:func:`paired_instances`, the rule ``delve report`` uses too). ``loss`` None: the
+    task's first loss (S, or Z for classification)."""
     layout = layout_of(ws, ref)
     loss = loss or default_loss(layout)
     st = task_standardizer(ws, layout, loss)
-    used_a, ya, st_a = loss_matrix(ws, method_a, ref, layout, loss)
-    used_b, yb, _ = loss_matrix(ws, method_b, ref, layout, loss)
-    if used_a != used_b:
+    a = loss_matrix(ws, method_a, ref, layout, loss)
+    b = loss_matrix(ws, method_b, ref, layout, loss)
+    shared = paired_instances(a.used, b.used)
+    need = 1 if layout.design == "fixed" else 2
+    if len(shared) < need:
         raise DelveError(
-            f"{method_a} and {method_b} have results on different instances of "
-            f"{ref.full_name} ({used_a} vs {used_b}); run the missing ones first"
+            f"{method_a} and {method_b} have {len(shared)} instance(s) of {ref.full_name} "
+            f"in common ({a.used} vs {b.used}); a paired comparison needs at least {need}"
         )
+    states = {k: sorted(set(a.states.get(k, [])) | set(b.states.get(k, []))) for k in a.states}
+    states["missing"] = sorted({i.index for i in layout.instances} - set(shared))
+    states["failed"] = []
     return PairedLosses(
         method_a=method_a,
         method_b=method_b,
         ref=ref,
         layout=layout,
         loss=loss,
-        used=used_a,
-        states=st_a,
-        ya=ya,
-        yb=yb,
+        used=shared,
+        states=states,
+        ya=a.y[[a.used.index(i) for i in shared]],
+        yb=b.y[[b.used.index(i) for i in shared]],
         st=st,
+        unpaired={
+            method_a: sorted(set(a.used) - set(shared)),
+            method_b: sorted(set(b.used) - set(shared)),
+        },
+        budgets=(a.budget, b.budget),
     )
 
 
@@ -351,11 +402,15 @@ def task_comparison(
     loss: str | None = None,
     bayes: bool = False,
 ) -> ComparisonResult:
-    """Paired comparison A - B on a task: difference, SE, variance components and p."""
+    """Paired comparison A - B on a task: difference, SE, variance components and p, on
+    the instances both methods have (:func:`paired_instances`)."""
     pl = paired_losses(ws, method_a, method_b, ref, loss)
     return ComparisonResult(
         method_a=method_a,
         method_b=method_b,
         **_common(ref, pl.layout, pl.loss, pl.used, pl.states),
+        instances_unpaired=pl.unpaired,
+        budget_a=pl.budgets[0],
+        budget_b=pl.budgets[1],
         **compare(pl.ya, pl.yb, pl.design, pl.st, bayes, pl.layout.size),
     )

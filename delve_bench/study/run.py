@@ -142,7 +142,13 @@ def study_jobs(
     cache: dict = {}
     for plan in study.methods:
         refs = study.method_refs(ws, plan)
-        todo, _ = plan_jobs(sws, [plan.name, *plan.snapshot_names], refs, retry_failed=retry_failed)
+        todo = plan_jobs(
+            sws,
+            [plan.name, *plan.snapshot_names],
+            refs,
+            options=plan.options(),  # results made under other settings are stale: redone
+            retry_failed=retry_failed,
+        ).todo
         # results that are packed (committed) but not in the working store count as done
         keep = []
         for j in todo:

@@ -1,16 +1,23 @@
-"""Task instances, derived from Random-order exactly as DELVE 1.1 did, or read from a
-published splits file.
+"""Task instances: the committed index files, made from Random-order as DELVE 1.1 did.
 
-In Random-order the first T cases are the test pool; the rest are cut into consecutive
-training blocks of n cases. K = min(whole blocks, maximum-number-of-instances); training
-set i = block i. Hierarchical: test set i = i-th block of floor(T/K) cases of the pool;
-common (2-way): every instance uses the whole pool. Instances are numbered from 0.
+``delve gen`` derives the instances from Random-order (:func:`derive_layout`): its first T
+cases are the test pool; the rest are cut into consecutive training blocks of n cases.
+K = min(whole blocks, maximum-number-of-instances); training set i = block i.
+Hierarchical: test set i = i-th block of floor(T/K) cases of the pool; common (2-way):
+every instance uses the whole pool. Instances are numbered from 0.
 
-Resampled and fixed prototasks take their instances from a splits file (one line per
-published realisation, ``train: i1 i2 ... | test: j1 j2 ...``, 0-based case numbers):
-realisation k is instance k-1, in the file's order, at most maximum-number-of-instances
-of them, each with its published test set. Their training sets may overlap; within an
-instance training and test cases are still disjoint.
+The index files ``<prototask>/std.<n>/{train,test}.<i>`` it writes (0-based case numbers,
+one a line) are the contract: runs, statistics and reports read them
+(:func:`task_layout`) and verify them on every load -- cases in range, no duplicates,
+training sets disjoint from each other and from the test sets, test sets disjoint
+(hierarchical) or one common set (2-way), sizes as the prototask declares -- and any
+failure is one error naming the file.
+
+Resampled and fixed prototasks take their instances from a published splits file instead
+(one line per realisation, ``train: i1 i2 ... | test: j1 j2 ...``, 0-based case numbers),
+checked against its sha256 on every load: realisation k is instance k-1, in the file's
+order, at most maximum-number-of-instances of them. Their training sets may overlap;
+within an instance training and test cases are still disjoint.
 """
 
 from __future__ import annotations
@@ -81,6 +88,11 @@ def make_order(ws: Workspace, proto: PrototaskSpec) -> np.ndarray:
     n = len(kept_cases(ws, proto))
     if proto.order == "retain":
         return np.arange(1, n + 1)
+    if proto.seed is None:
+        raise DelveError(
+            f"{proto.path} has no seed, so its Random-order cannot be made; add a seed or "
+            f"write your own {proto.dir / 'Random-order'} (a permutation of 1..{n}, one a line)"
+        )
     return random_order(n, proto.seed)
 
 
@@ -223,8 +235,7 @@ def _ordered_cases(ws: Workspace, proto: PrototaskSpec) -> np.ndarray:
     return kept[order - 1]
 
 
-def task_layout(ws: Workspace, proto: PrototaskSpec, size: int) -> TaskLayout:
-    """The instances of ``proto/std.<size>``, with the invariants checked."""
+def _check_size(proto: PrototaskSpec, size: int) -> None:
     from ..errors import suggest
 
     if size not in proto.training_set_sizes:
@@ -233,18 +244,141 @@ def task_layout(ws: Workspace, proto: PrototaskSpec, size: int) -> TaskLayout:
             f"{proto.full_name} has no task std.{size}{suggest(f'std.{size}', names)} "
             f"(tasks: {' '.join(names)})"
         )
+
+
+def _no_instances(proto: PrototaskSpec, size: int) -> DelveError:
+    return DelveError(
+        f"{proto.full_name}/std.{size} has no instances: too few cases for "
+        f"a test pool of {proto.test_set_size} and training sets of {size}"
+    )
+
+
+def derive_layout(ws: Workspace, proto: PrototaskSpec, size: int) -> TaskLayout:
+    """The instances of ``proto/std.<size>`` as Random-order (or the published splits)
+    imply them: what ``delve gen`` writes."""
+    _check_size(proto, size)
     if proto.design in SPLIT_DESIGNS:
         inst = published(ws, proto, size)
     else:
         inst = split(_ordered_cases(ws, proto), proto, size)
     if not inst:
-        raise DelveError(
-            f"{proto.full_name}/std.{size} has no instances: too few cases for "
-            f"a test pool of {proto.test_set_size} and training sets of {size}"
-        )
+        raise _no_instances(proto, size)
     layout = TaskLayout(proto=proto, size=size, instances=inst)
     check_invariants(layout)
     return layout
+
+
+def declared_shape(ws: Workspace, proto: PrototaskSpec, size: int) -> tuple[int, int, int]:
+    """(instances K, training-set size, test-set size) the prototask declares for a task."""
+    _check_size(proto, size)
+    n_kept = len(kept_cases(ws, proto))
+    T = proto.test_set_size
+    K = min((n_kept - T) // size, proto.max_instances) if n_kept >= T else 0
+    if K < 1:
+        raise _no_instances(proto, size)
+    return K, size, (T // K if proto.test_set_selection == "hierarchical" else T)
+
+
+def _read_index(path: Path, n_cases: int, gen: str) -> np.ndarray:
+    """One index file: 0-based case numbers, one a line, each in range and listed once."""
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise DelveError(f"{path} is missing; run `delve gen {gen}`") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise DelveError(f"{path}: unreadable ({e})") from None
+    tokens = text.split()
+    try:
+        cases = np.array(tokens, dtype=np.int64)
+        lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+        ok = len(tokens) == lines
+    except (ValueError, OverflowError):
+        ok = False
+    if not ok:  # error path (or blank lines): find the first line that is not one number
+        for k, line in enumerate(text.splitlines(), 1):
+            if line.strip() and not line.strip().isdigit():
+                raise DelveError(f"{path}, line {k}: {line.strip()!r} is not a case number")
+    out = (cases < 0) | (cases >= n_cases)
+    if out.any():
+        i = int(np.argmax(out))
+        raise DelveError(
+            f"{path}, line {i + 1}: case {cases[i]} is out of range 0..{n_cases - 1} "
+            "(0-based case numbers of the data file)"
+        )
+    counts = np.bincount(cases, minlength=n_cases)
+    if counts.max(initial=0) > 1:
+        c = int(np.argmax(counts))
+        raise DelveError(f"{path}: case {c} is listed {counts[c]} times")
+    return cases
+
+
+def task_layout(ws: Workspace, proto: PrototaskSpec, size: int) -> TaskLayout:
+    """The instances of ``proto/std.<size>`` read from its committed index files, verified.
+
+    Raises a one-line :class:`DelveError` naming the file for a missing file, a line that
+    is not a case number, a case out of range or listed twice, a set of the wrong size,
+    a case in two training sets or in a training and a test set, overlapping test sets
+    (hierarchical design) or test sets that differ (2-way design). Resampled and fixed
+    tasks are read from their published splits file, checked against its sha256."""
+    from ..data import dataset_spec
+
+    if proto.design in SPLIT_DESIGNS:
+        return derive_layout(ws, proto, size)
+    K, n, m = declared_shape(ws, proto, size)
+    kept = kept_cases(ws, proto)
+    n_cases = dataset_spec(ws, proto.dataset).cases
+    tdir = proto.dir / f"std.{size}"
+    gen = proto.full_name
+    files: list[tuple[Path, Path]] = [(tdir / f"train.{i}", tdir / f"test.{i}") for i in range(K)]
+    insts = []
+    for i, (ptr, pte) in enumerate(files):
+        train, test = _read_index(ptr, n_cases, gen), _read_index(pte, n_cases, gen)
+        for p, got, want in ((ptr, len(train), n), (pte, len(test), m)):
+            if got != want:
+                raise DelveError(
+                    f"{p}: {got} cases, but {proto.full_name}/std.{size} declares {want}"
+                )
+        insts.append(Instance(index=i, train=train, test=test))
+    _check_disjoint(insts, files, n_cases, proto, kept)
+    return TaskLayout(proto=proto, size=size, instances=tuple(insts))
+
+
+def _check_disjoint(
+    insts: list[Instance],
+    files: list[tuple[Path, Path]],
+    n_cases: int,
+    proto: PrototaskSpec,
+    kept: np.ndarray,
+) -> None:
+    """Every case at most once across the training sets and the (distinct) test sets."""
+    two_way = proto.test_set_selection != "hierarchical"
+    if two_way:
+        for inst, (_, pte) in zip(insts[1:], files[1:], strict=True):
+            if not np.array_equal(inst.test, insts[0].test):
+                raise DelveError(
+                    f"{pte} differs from {files[0][1].name}: the 2-way design has one common "
+                    "test set"
+                )
+    sets = [(inst.train, ptr) for inst, (ptr, _) in zip(insts, files, strict=True)]
+    sets += [(inst.test, pte) for inst, (_, pte) in zip(insts, files, strict=True)][
+        : 1 if two_way else None
+    ]
+    owner = np.full(n_cases, -1, dtype=np.int64)
+    for k, (cases, path) in enumerate(sets):
+        prior = owner[cases]
+        clash = prior >= 0
+        if clash.any():
+            c = int(cases[np.argmax(clash)])
+            other = sets[int(prior[np.argmax(clash)])][1]
+            raise DelveError(f"{path}: case {c} is also in {other.name}")
+        owner[cases] = k
+    if len(kept) != n_cases:  # 'no missing' cases: the sets may use only the kept ones
+        allowed = np.zeros(n_cases, dtype=bool)
+        allowed[kept] = True
+        for cases, path in sets:
+            if not allowed[cases].all():
+                c = int(cases[np.argmax(~allowed[cases])])
+                raise DelveError(f"{path}: case {c} is not one the prototask keeps")
 
 
 @dataclass(frozen=True)
@@ -255,6 +389,7 @@ class Generated:
     layouts: tuple[TaskLayout, ...]
     written: tuple[Path, ...] = ()
     removed: tuple[Path, ...] = ()
+    note: str = ""
 
 
 def _write(path: Path, numbers: np.ndarray) -> None:
@@ -275,8 +410,19 @@ def generate(ws: Workspace, proto: PrototaskSpec, check_only: bool = False) -> G
     written: list[Path] = []
     removed: list[Path] = []
     order_path = proto.dir / "Random-order"
+    note = ""
     if proto.design in SPLIT_DESIGNS:
         read_splits.cache_clear()  # verify the published splits afresh
+    elif proto.order != "retain" and proto.seed is None and order_path.is_file():
+        # a user's own split: nothing to regenerate it from, but it must be a permutation
+        # (checked by _ordered_cases) and the index files must follow it
+        note = (
+            "hand-made Random-order (no seed): cannot be regenerated; its index files were checked"
+        )
+        if not check_only:
+            note = (
+                "hand-made Random-order (no seed): cannot be regenerated; index files made from it"
+            )
     elif proto.order != "retain":
         order = make_order(ws, proto)
         text = "".join(f"{v}\n" for v in order.tolist())
@@ -295,7 +441,7 @@ def generate(ws: Workspace, proto: PrototaskSpec, check_only: bool = False) -> G
     layouts = []
     for n in proto.training_set_sizes:
         try:
-            layout = task_layout(ws, proto, n)
+            layout = derive_layout(ws, proto, n)
         except DelveError:
             continue  # a size with no whole training block has no task
         layouts.append(layout)
@@ -322,4 +468,6 @@ def generate(ws: Workspace, proto: PrototaskSpec, check_only: bool = False) -> G
                 ):
                     p.unlink()
                     removed.append(p)
-    return Generated(layouts=tuple(layouts), written=tuple(written), removed=tuple(removed))
+    return Generated(
+        layouts=tuple(layouts), written=tuple(written), removed=tuple(removed), note=note
+    )

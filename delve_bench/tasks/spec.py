@@ -4,7 +4,8 @@ Keys: ``inputs``, ``targets`` (1-based attribute numbers, ranges like ``1-8``, o
 ``cases`` (``all`` | ``no missing``), ``order`` (``Random-order`` | ``retain``),
 ``test-set-size`` (the test pool T), ``training-set-sizes``,
 ``maximum-number-of-instances``, ``test-set-selection``, and ``seed`` (used once by
-``delve gen`` to make Random-order).
+``delve gen`` to make Random-order; a prototask without a seed carries its own hand-made
+Random-order, which runs accept but ``delve gen`` cannot remake).
 
 ``test-set-selection`` chooses the design:
 
@@ -30,7 +31,7 @@ from pathlib import Path
 from ..data.spec import DatasetSpec, dataset_names, dataset_spec
 from ..errors import DelveError, suggest
 from ..specfile import Fields, read_yaml
-from ..workspace import Workspace
+from ..workspace import Workspace, yaml_files
 
 DESIGNS = {
     "hierarchical": "hierarchical",
@@ -56,7 +57,7 @@ class PrototaskSpec:
     training_set_sizes: tuple[int, ...]
     max_instances: int
     test_set_selection: str
-    seed: int
+    seed: int | None
     path: Path
     description: str = ""
     classes: tuple[str, ...] = ()  # class labels when the target is binary/nominal
@@ -192,7 +193,7 @@ def _parse_file(ws: Workspace, dataset: str, path: Path) -> PrototaskSpec:
         training_set_sizes=tuple(sorted(sizes)),
         max_instances=f.whole("maximum-number-of-instances", minimum=1, maximum=ds.cases),
         test_set_selection=sel,
-        seed=f.whole("seed", 0, minimum=0, maximum=2**63 - 1),
+        seed=f.whole("seed", minimum=0, maximum=2**63 - 1) if "seed" in f else None,
         path=path,
         description=f.optional("description").strip(),
         classes=tuple(classes),
@@ -204,7 +205,7 @@ def _parse_file(ws: Workspace, dataset: str, path: Path) -> PrototaskSpec:
 def prototask_files(ws: Workspace, dataset: str) -> dict[str, Path]:
     found: dict[str, Path] = {}
     for d in reversed(ws.spec_dirs("tasks")):
-        for p in sorted((d / dataset).glob("*.yaml")):
+        for p in yaml_files(d / dataset):
             found[p.stem] = p
     return found
 

@@ -131,7 +131,8 @@ def test_missing_data_points_at_fetch(delve, tmp_path):
     assert not (tmp_path / "results").exists()
 
 
-def test_comparing_different_instance_sets_is_an_error(delve):
+def test_compare_and_report_pair_instances_by_the_same_rule(delve, tmp_path):
+    """Both use the instances both methods have, and say which were left out."""
     delve(
         "run",
         "lin-1",
@@ -144,7 +145,18 @@ def test_comparing_different_instance_sets_is_an_error(delve):
         check=True,
     )
     delve("run", "knn-cv-1", "kin-8nm/std.64", "--budget-mode", "work", "-q", check=True)
-    _one_line_error(delve("compare", "knn-cv-1", "lin-1", "kin-8nm/std.64"), "different instances")
+    r = delve("compare", "knn-cv-1", "lin-1", "kin-8nm/std.64", check=True)
+    assert "knn-cv-1 also has 4, 5, 6, 7 (not used here)" in r.stdout
+    (c,) = json.loads(delve("compare", "knn-cv-1", "lin-1", "kin-8nm/std.64", "--json").stdout)
+    assert c["instances_used"] == [0, 1, 2, 3]
+    assert c["instances_unpaired"] == {"knn-cv-1": [4, 5, 6, 7], "lin-1": []}
+    delve("report", "kin-8nm", check=True)
+    rows = (tmp_path / "results/tables/kin-8nm-dist-S.csv").read_text().splitlines()
+    head = rows[0].split(",")
+    knn = next(r.split(",") for r in rows if ",knn-cv-1," in r)
+    # the report's pair test is the compare's: same standardised difference, same p
+    assert float(knn[head.index("diff_vs_lin-1")]) == pytest.approx(c["standardized"]["mean"])
+    assert knn[head.index("p_vs_lin-1")] == c["p_text"]
     r = delve("stats", "lin-1", "kin-8nm/std.64", check=True)
     assert "4 of 8 instances have no complete result" in r.stdout
 

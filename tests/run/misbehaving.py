@@ -65,3 +65,30 @@ class Slow(Method):
 
     def predict(self, X):
         return Prediction(np.full(len(X), self.m))
+
+
+class Hog(Method):
+    """Allocates ``gigabytes`` of memory at once (a job past its memory limit)."""
+
+    def __init__(self, gigabytes: float = 4.0):
+        self.gigabytes = gigabytes
+
+    def fit(self, X, y, ctx):
+        self.block = np.ones(int(self.gigabytes * 2**30 / 8))
+
+    def predict(self, X):
+        return Prediction(np.zeros(len(X)))
+
+
+class Nap(Method):
+    """Predicts the training mean after sleeping ``$DELVE_TEST_NAP`` seconds (default 0):
+    the same method, quick or slow, as a test needs it."""
+
+    losses = ("S", "A")
+
+    def fit(self, X, y, ctx):
+        time.sleep(float(os.environ.get("DELVE_TEST_NAP", "0")))
+        self.m = float(np.mean(y))
+
+    def predict(self, X):
+        return Prediction(np.full(len(X), self.m))

@@ -84,7 +84,7 @@ def test_hung_and_crashing_jobs_are_killed_and_recorded(delve, tmp_path):
     text = delve("status", env=env, check=True).stdout
     assert "spin-1" in text and "#1: HardLimit" in text
     assert not list((tmp_path / "results" / "spin-1").rglob("losses.csv"))
-    assert not list((tmp_path / "results").rglob(".lock"))
+    assert not list((tmp_path / "results").rglob(".*.lock"))
 
 
 @pytest.mark.slow
@@ -132,7 +132,7 @@ def test_kill_9_of_a_worker_loses_only_its_job_and_a_rerun_redoes_it(delve, tmp_
     res = tmp_path / "results" / "slow-1" / "kin-8nm" / "dist" / "std.64"
     deadline, victim = time.time() + 60, None
     while victim is None and time.time() < deadline:  # the lock file names the worker's pid
-        for lock in res.glob("*/.lock"):
+        for lock in res.glob(".*.lock"):
             try:
                 victim = int(lock.read_text().split()[1])
                 break

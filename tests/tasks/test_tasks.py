@@ -135,4 +135,106 @@ def test_a_task_with_no_instances_is_a_clear_error(tmp_path):
     w = Workspace(tmp_path)
     with pytest.raises(DelveError, match="std.300 has no instances"):
         task_layout(w, prototask_spec(w, "boston", "big"), 300)
+    with pytest.raises(DelveError, match=r"std.32/train.0 is missing; run `delve gen boston/big`"):
+        task_layout(w, prototask_spec(w, "boston", "big"), 32)
+    generate(w, prototask_spec(w, "boston", "big"))
     assert len(task_layout(w, prototask_spec(w, "boston", "big"), 32).instances) == 8
+
+
+# -- the committed index files are the contract ------------------------------------------
+
+
+def _copy_prototask(tmp_path, ws, dataset, prototask):
+    import shutil
+
+    from delve_bench.workspace import Workspace
+
+    src = prototask_spec(ws, dataset, prototask)
+    (tmp_path / "tasks" / dataset).mkdir(parents=True)
+    shutil.copy(src.path, tmp_path / "tasks" / dataset / f"{prototask}.yaml")
+    shutil.copytree(src.dir, tmp_path / "tasks" / dataset / prototask)
+    w = Workspace(tmp_path)
+    return w, prototask_spec(w, dataset, prototask)
+
+
+def _lines(p):
+    return p.read_text().split()
+
+
+def _write(p, lines):
+    p.write_text("".join(f"{v}\n" for v in lines))
+
+
+def _first(name, value):
+    return lambda d: _write(d / name, [value(d)] + _lines(d / name)[1:])
+
+
+@pytest.mark.parametrize(
+    "edit,needle",
+    [
+        (_first("train.0", lambda d: _lines(d / "test.0")[0]), "test.0: case .* also in train.0"),
+        (_first("train.1", lambda d: _lines(d / "train.0")[0]), "train.1: case .* also in train.0"),
+        (_first("test.3", lambda d: "8192"), r"test.3, line 1: case 8192 is out of range 0..8191"),
+        (_first("train.2", lambda d: _lines(d / "train.2")[1]), "train.2: case .* listed 2 times"),
+        (lambda d: _write(d / "train.4", _lines(d / "train.4")[:-1]), "train.4: 63 cases, but"),
+        (lambda d: (d / "test.7").unlink(), r"test.7 is missing; run `delve gen kin-8nm/dist`"),
+        (lambda d: (d / "train.5").write_text("12\nabc\n"), r"train.5, line 2: 'abc' is not a"),
+        (lambda d: _write(d / "test.1", _lines(d / "test.0")), "test.1: case .* also in test.0"),
+    ],
+)
+def test_a_tampered_index_file_is_one_error_naming_it(tmp_path, ws, edit, needle):
+    w, proto = _copy_prototask(tmp_path, ws, "kin-8nm", "dist")
+    task_layout(w, proto, 64)  # intact
+    edit(proto.dir / "std.64")
+    with pytest.raises(DelveError, match=needle) as e:
+        task_layout(w, proto, 64)
+    assert "\n" not in str(e.value)
+
+
+def test_a_two_way_task_needs_one_common_test_set(tmp_path, ws):
+    w, proto = _copy_prototask(tmp_path, ws, "boston", "price")
+    d = proto.dir / "std.32"
+    t = _lines(d / "test.2")
+    _write(d / "test.2", t[1:] + t[:1])
+    with pytest.raises(DelveError, match="test.2 differs from test.0: the 2-way design"):
+        task_layout(w, proto, 32)
+
+
+def test_runs_use_the_index_files_not_random_order(tmp_path, ws):
+    """Swapping a training and a test case consistently in the index files changes the
+    instance a run sees; Random-order no longer matters to a run."""
+    from delve_bench.run import load_instance
+
+    w, proto = _copy_prototask(tmp_path, ws, "kin-8nm", "dist")
+    d = proto.dir / "std.64"
+    tr, te = _lines(d / "train.0"), _lines(d / "test.0")
+    tr[0], te[0] = te[0], tr[0]
+    _write(d / "train.0", tr)
+    _write(d / "test.0", te)
+    e = load_instance(w, "kin-8nm/dist/std.64", 0)
+    assert e.instance.train[0] == int(tr[0]) and e.instance.test[0] == int(te[0])
+    with pytest.raises(DelveError, match="differs from Random-order"):
+        generate(w, proto, check_only=True)
+
+
+def test_a_hand_made_random_order_without_seed_runs_but_cannot_be_regenerated(tmp_path, ws):
+    w, proto = _copy_prototask(tmp_path, ws, "boston", "price")
+    y = proto.path.read_text()
+    proto.path.write_text(
+        "\n".join(li for li in y.splitlines() if not li.startswith("seed:")) + "\n"
+    )
+    order = proto.dir / "Random-order"
+    lines = order.read_text().split()
+    lines[0], lines[-1] = lines[-1], lines[0]  # the user's own permutation
+    order.write_text("\n".join(lines) + "\n")
+    p = prototask_spec(w, "boston", "price")
+    assert p.seed is None
+    with pytest.raises(DelveError, match="differs from Random-order"):
+        generate(w, p, check_only=True)  # the committed index files no longer follow it
+    done = generate(w, p)
+    assert "cannot be regenerated" in done.note and done.written
+    assert "cannot be regenerated" in generate(w, p, check_only=True).note
+    assert task_layout(w, p, 32).instances[0].test[0] == int(lines[0]) - 1
+    order.unlink()
+    with pytest.raises(DelveError, match="has no seed"):
+        generate(w, p)

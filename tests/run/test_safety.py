@@ -1,0 +1,152 @@
+"""Trust under stress, with real processes: stale results are rerun, --force and kill -9,
+limits in work mode and on memory, Ctrl-C with every executor."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from delve_bench.run.store import instance_state
+
+TESTS = str(Path(__file__).resolve().parent)
+RES = ("results", "nap-1", "kin-8nm", "dist", "std.64")
+
+
+def _workspace(root: Path) -> dict:
+    (root / "methods").mkdir(exist_ok=True)
+    (root / "methods" / "nap-1.yaml").write_text(
+        "plugin: misbehaving:Nap\nparams: {}\nbudget: {cpu_per_case: 0.5}\n"
+    )
+    (root / "methods" / "hog-1.yaml").write_text(
+        "plugin: misbehaving:Hog\nparams: {gigabytes: 3}\n"
+    )
+    (root / "methods" / "spin-1.yaml").write_text(
+        "plugin: misbehaving:Spin\nparams: {}\nbudget: {hard_limit: 1}\n"
+    )
+    return {"PYTHONPATH": TESTS + os.pathsep + os.environ.get("PYTHONPATH", "")}
+
+
+def _popen(root: Path, *args: str, nap: float) -> subprocess.Popen:
+    env = dict(os.environ, DELVE_ROOT=str(root), DELVE_TEST_NAP=str(nap), **_workspace(root))
+    return subprocess.Popen(
+        [sys.executable, "-m", "delve_bench", "run", *args],
+        env=env,
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal's foreground job
+    )
+
+
+def _wait_for_locks(res: Path, n: int, timeout: float = 60) -> None:
+    deadline = time.time() + timeout
+    while len(list(res.glob(".*.lock"))) < n:
+        assert time.time() < deadline, "the jobs never started"
+        time.sleep(0.05)
+    time.sleep(0.3)  # let the jobs get into fit()
+
+
+def test_a_result_made_with_another_time_scale_is_rerun_and_shown_as_stale(delve, tmp_path):
+    env = _workspace(tmp_path)
+    run = ("run", "nap-1", "kin-8nm/std.64", "--instances", "0-2")
+    delve(*run, "--time-scale", "0.001", env=env, check=True)
+    meta = json.loads((tmp_path.joinpath(*RES) / "0" / "meta.json").read_text())
+    assert meta["fingerprint"]["budget.time_scale"] == 0.001
+    r = delve(*run, "--time-scale", "0.001", env=env, check=True)
+    assert "ran 0, skipped 3 finished" in r.stderr
+    again = ("run", "nap-1", "kin-8nm/std.64", "--instances", "1-2", "--time-scale", "0.002")
+    delve(*again, env=env, check=True)
+    text = delve("status", "nap-1", env=env, check=True).stdout
+    assert "#0: stale (budget.time_scale: 0.001 -> 0.002" in text
+    (stats,) = json.loads(delve("stats", "nap-1", "kin-8nm/std.64", "--json", env=env).stdout)
+    assert stats["instances_used"] == [1, 2] and stats["instances_stale"] == [0]
+    assert stats["budget"] == {"mode": "cpu", "time_scale": 0.002}
+    r = delve(*run, "--time-scale", "0.002", env=env, check=True)
+    assert "rerunning 1 instance(s) made under other settings" in r.stderr
+    assert "budget.time_scale" in r.stderr and "ran 1, skipped 2" in r.stderr
+
+
+def test_kill_9_during_a_forced_rerun_leaves_the_earlier_result(delve, tmp_path):
+    env = _workspace(tmp_path)
+    delve("run", "nap-1", "kin-8nm/std.64", "--instances", "0", env=env, check=True)
+    d = tmp_path.joinpath(*RES) / "0"
+    before = {p.name: p.read_bytes() for p in d.iterdir()}
+    p = _popen(tmp_path, "nap-1", "kin-8nm/std.64", "--instances", "0", "--force", nap=60)
+    _wait_for_locks(d.parent, 1)
+    os.killpg(p.pid, signal.SIGKILL)
+    p.wait()
+    assert {q.name: q.read_bytes() for q in d.iterdir()} == before
+    assert instance_state(d) == "ok"
+    r = delve("run", "nap-1", "kin-8nm/std.64", "--instances", "0", "--force", env=env, check=True)
+    assert "ran 1" in r.stderr and not list(d.parent.glob(".0.*"))
+
+
+def test_a_job_past_its_memory_limit_is_recorded_as_failed_with_the_reason(delve, tmp_path):
+    env = _workspace(tmp_path)
+    r = delve(
+        "run",
+        "hog-1",
+        "kin-8nm/std.64",
+        "--instances",
+        "0",
+        "--memory-limit",
+        "1G",
+        "--budget-mode",
+        "work",
+        env=env,
+    )
+    assert r.returncode == 1 and "memory limit of 1024 MB" in r.stderr
+    meta = json.loads((tmp_path / "results/hog-1/kin-8nm/dist/std.64/0/meta.json").read_text())
+    assert meta["status"] == "failed" and "MemoryError" in meta["error"]
+
+
+def test_a_work_mode_job_is_killed_at_its_yaml_hard_limit(delve, tmp_path):
+    env = _workspace(tmp_path)
+    r = delve(
+        "run", "spin-1", "kin-8nm/std.64", "--instances", "0", "--budget-mode", "work", env=env
+    )
+    # the CPU limit, or on a loaded machine the wall-clock one (2 x 1 s + 5 s)
+    assert r.returncode == 1 and "hard limit of" in r.stderr
+    meta = json.loads((tmp_path / "results/spin-1/kin-8nm/dist/std.64/0/meta.json").read_text())
+    assert meta["limits"]["cpu_hard_limit_s"] == 1.0
+
+
+def _ctrl_c(tmp_path: Path, *executor: str) -> None:
+    res = tmp_path.joinpath(*RES)
+    p = _popen(tmp_path, "nap-1", "kin-8nm/std.64", "--instances", "0-3", *executor, nap=600)
+    _wait_for_locks(res, 2 if executor else 1, timeout=120)
+    t = time.monotonic()
+    os.killpg(p.pid, signal.SIGINT)  # what a terminal does on Ctrl-C
+    try:
+        _, err = p.communicate(timeout=10)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    assert time.monotonic() - t < 2.0, err
+    assert p.returncode == 130 and "interrupted" in err and "rerun to resume" in err, err
+    time.sleep(0.5)
+    assert not list(res.glob(".*")), list(res.glob(".*"))  # no lock, no staging left
+    assert not list(res.glob("*/meta.json"))
+    q = _popen(tmp_path, "nap-1", "kin-8nm/std.64", "--instances", "0-3", nap=0)
+    _, err = q.communicate(timeout=300)
+    assert q.returncode == 0 and "ran 4" in err, err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("executor", [(), ("--jobs", "2")], ids=["sequential", "jobs2"])
+def test_ctrl_c_stops_a_run_within_two_seconds_and_the_rerun_resumes(tmp_path, executor):
+    _ctrl_c(tmp_path, *executor)
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_a_dask_run_within_two_seconds(tmp_path):
+    pytest.importorskip("distributed")
+    _ctrl_c(tmp_path, "--dask", "local:2")
