@@ -77,17 +77,15 @@ def methods(ctx: click.Context) -> None:
 
     ws = _ws(ctx)
     broken = 0
-    names = method_names(ws)
-    w = max([16, *(len(n) + 2 for n in names)])
-    for name in names:
+    for name in method_names(ws):
         try:
             s = method_spec(ws, name)
         except DelveError as e:  # a broken method YAML only breaks that method
-            click.echo(f"{name:<{w}}broken: {e}")
+            click.echo(f"{name:<15} broken: {e}")
             broken += 1
             continue
         first = s.description.splitlines()[0] if s.description else s.plugin
-        click.echo(f"{name:<{w}}{first}")
+        click.echo(f"{name:<15} {first}")  # a name of 16+ characters keeps one space
     if broken:
         click.echo(f"warning: {broken} method spec(s) could not be read (see above)", err=True)
 

@@ -210,7 +210,8 @@ class RvmClass1(Classifier):
         D = sq_distances(X, X)
         k = max(2, min(self.folds, int(np.bincount(t.astype(int), minlength=2).min())))
         folds = stratified_folds(t, k, ctx.rng)
-        best, curve = None, {}
+        best: tuple[float, float] | None = None
+        curve = {}
         for i, s in enumerate(self.scales):
             if i and ctx.budget.exhausted(i):
                 break
@@ -220,6 +221,7 @@ class RvmClass1(Classifier):
                 best = (score, s)
             else:
                 break  # the first width that does not improve ends the walk
+        assert best is not None  # the first width is always tried
         cv, s = best
         fit = fast_rvc(_design(D, s * med), t, self.max_iterations)
         N = len(X)
