@@ -21,20 +21,20 @@
    paper's conceptual pseudocode, which refits the posterior for every candidate,
    O(P (N M^2 + M^3)) per step (timed on 32 candidates at the final M, scaled to P).
 
-    DELVE_DATA_PATH=/work/shared/data OMP_NUM_THREADS=1 .venv/bin/python -u benchmarks/basis.py
+    OMP_NUM_THREADS=1 .venv/bin/python -u benchmarks/basis.py
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
-import os
 import time
 from pathlib import Path
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
+from delve_bench.data.load import find_data_file
 from delve_bench.methods.basis.abf import abf_widths
 from delve_bench.methods.basis.design import Scaling, rbf_design
 from delve_bench.methods.basis.rvm import fast_rvm, plain_rvm
@@ -44,8 +44,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _data(dataset: str) -> np.ndarray:
-    data_dir = Path(os.environ.get("DELVE_DATA_PATH", "/work/shared/data").split(":")[0])
-    with gzip.open(data_dir / f"{dataset}.data.gz", "rt") as f:
+    path = find_data_file(f"{dataset}.data.gz")  # DELVE_DATA_PATH, cache, shipped data
+    if path is None:
+        raise SystemExit(f"no data file for {dataset}")
+    with gzip.open(path, "rt") as f:
         return np.loadtxt(f)
 
 
@@ -116,7 +118,7 @@ def rvm_table(plain_iterations: int) -> None:
 
 
 def _naive_step_seconds(search: EvidenceSearch, n_probe: int = 32) -> float:
-    """One AddBestBasisFunction by the conceptual pseudocode (§1.4 without step 3): refit
+    """One AddBestBasisFunction by Barrio et al.'s conceptual pseudocode (§5.1 without step 3): refit
     the posterior and the evidence for each candidate; timed on ``n_probe`` candidates
     and scaled to all P."""
     st = search.st

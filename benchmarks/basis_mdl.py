@@ -1,5 +1,5 @@
 """MDL choice of the RVM kernel width on Anguita & Gagliolo's cos(x^2) problem
-(spec/basis-selection.md §3.6, claims A1-A3, A5).
+(their artificial data set).
 
 Data: 200 equally spaced x on [-3, 3], t = cos(x^2) + U[-0.1, 0.1] noise; an RVM with a
 bias and the kernel ``exp(-(x - x')^2 / (2 s^2))`` is trained for every s on a log10 grid
@@ -7,21 +7,20 @@ with step 0.1, and the MDL-w (delta_w = 0.1) and MDL-alpha (delta_alpha = 1) cod
 (:mod:`delve_bench.methods.basis.mdl`) are printed next to the number of relevance
 vectors and the squared error against the noiseless function on 1000 points.
 
-Which reading of AG's width rho is right: the seed's, rho a standard deviation. The spec
-(§3.4, [SEED]) prints the kernel as ``exp(-||x - x'||^2 / (2 rho^2))``, so rho = s here.
+Which reading of AG's width rho is right: the printed one, rho a standard deviation. AG
+print the kernel as ``exp(-||x - x'||^2 / (2 rho^2))``, so rho = s here.
 The alternative "variance" reading, ``exp(-||x - x'||^2 / (2 rho))`` (rho = s^2, the
 ``log10 s^2`` column), would move AG's optimum rho = 10^-0.8 onto our MDL minimum
 (s = 10^-0.4), but it contradicts the only hard numbers AG give besides the location:
-the relevance-vector counts. Under the seed's reading our counts at rho = 10^-0.9,
+the relevance-vector counts. Under the printed reading our counts at rho = 10^-0.9,
 10^-0.8, 10^-0.7 are about 30, 22, 17 (AG: "more", 25, 15); under the variance reading
 they would be about 12 at all three (AG's 25 -> 15 drop in one grid step is not there).
 So the parameterisation is not the cause of the gap: our RVMs (both variants) still fit
 cos(x^2) well at widths where AG's underfit, and our noiseless-error minimum, which does
 not depend on any parameterisation, sits with our MDL minimum near s = 10^-0.4 to
-10^-0.5. We reproduce AG's A2 (MDL argmin within about 0.1 of the error argmin), A3
-(counts decreasing in rho, ~25 at 10^-0.8 and ~15 at 10^-0.7) and A5 (MDL-w and
-MDL-alpha agree), not A1 (the argmin 10^-0.8). Possible causes the seed leaves open
-(spec §6 #15): AG's RVM implementation and pruning ("alpha overflows the machine
+10^-0.5. We reproduce AG's claims that the MDL argmin lies within about 0.1 of the error argmin,
+that the counts decrease in rho (~25 at 10^-0.8 and ~15 at 10^-0.7) and that MDL-w and
+MDL-alpha agree, not the argmin 10^-0.8 itself. Possible causes the paper leaves open: AG's RVM implementation and pruning ("alpha overflows the machine
 precision", which keeps tiny weights that enter MDL-w's sum log|w_i|), k0, and the grid.
 
     OMP_NUM_THREADS=1 .venv/bin/python -u benchmarks/basis_mdl.py
@@ -86,7 +85,9 @@ def main() -> None:
                 f"  {seed:4d} {cells[0]:>12s} {cells[1]:>12s} {cells[2]:>12s} {r[ia][1]:10d}",
                 flush=True,
             )
-    print("\nAG (spec §3.6): both MDL criteria at rho = 10^-0.8 with 25 RVs (error minimum there);")
+    print(
+        "\nAG (their artificial data): both MDL criteria at rho = 10^-0.8 with 25 RVs (error minimum there);"
+    )
     print("15 RVs and underfitting at rho >= 10^-0.7; more RVs and overfitting at 10^-0.9.")
 
 

@@ -1,6 +1,6 @@
 """Reproduction of Barrio, Romero & Belanche (2009) Table 4: mean number of basis functions
 of the final models on the DELVE pumadyn-8, kin-8 and bank-8 tasks with 1024 training
-cases (spec/basis-selection.md §1B.5, claims B6 and B7).
+cases.
 
 Every run goes through the real harness, ``delve run METHOD TASK --budget-mode work`` in a
 scratch workspace, and the number of basis functions is read from ``info.n_basis`` in each
@@ -10,8 +10,7 @@ re-run to extend the coverage). The paper averages the 4 task instances; the ful
 width stage (O(N^3) per CG evaluation), so the script takes a wall-clock deadline and
 prints each row as it finishes, with the instances covered.
 
-    DELVE_DATA_PATH=/work/shared/data OMP_NUM_THREADS=1 \\
-        .venv/bin/python -u benchmarks/basis_table4.py --instances 0 --deadline 1800
+    OMP_NUM_THREADS=1 .venv/bin/python -u benchmarks/basis_table4.py --instances 0 --deadline 1800
 """
 
 from __future__ import annotations

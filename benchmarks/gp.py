@@ -1,6 +1,6 @@
 """Speed and accuracy of gp-map-1 against scikit-learn, and gp-mc-1 against gp-map-1.
 
-    DELVE_DATA_PATH=/work/shared/data python benchmarks/gp.py [--sizes 256 1024]
+    python benchmarks/gp.py [--sizes 256 1024]
         [--instances 0] [--mc-budgets 0.25 0.5 1 2] [--no-mc]
 
 Part 1: gp-map-1 (150 evaluations of the thesis' CG) and scikit-learn's

@@ -5,7 +5,7 @@ the ARD part of the prior made flat (a diagnostic, not a registered method), and
 scikit-learn's GaussianProcessRegressor with the equivalent kernel (maximum likelihood), and
 compares their per-case squared errors with DELVE's paired t-test.
 
-    DELVE_DATA_PATH=../shared/data python benchmarks/gp_prior.py [pumadyn-8nm] [1024]
+    python benchmarks/gp_prior.py [pumadyn-8nm] [1024]
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def main() -> None:
             ):
                 losses[name].append((mu - d.yt_raw) ** 2)
             i += 1
-    st = Standardizer("S", d.var_pooled, 0.0)
+    st = Standardizer(loss="S", scale=d.var_pooled, shift=0.0)
     ref = np.array(losses["sklearn"])
     print(
         f"{dataset}/std.{size}, {i} instances, standardised S; paired t-test against scikit-learn"

@@ -15,7 +15,7 @@ Losses are standardised as DELVE does: S by the variance and A by the mean absol
 deviation from the median of the test targets of all instances pooled; L minus the loss
 of a Gaussian with their mean and variance.
 
-    DELVE_DATA_PATH=/work/shared/data .venv/bin/python benchmarks/nn.py [--part mc|ese|all]
+    .venv/bin/python benchmarks/nn.py [--part mc|ese|all]
 """
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ def main() -> None:
     a = ap.parse_args()
     from threadpoolctl import threadpool_limits
 
-    threadpool_limits(1)  # single-threaded BLAS, so CPU seconds are one core's (spec §5)
+    threadpool_limits(1)  # single-threaded BLAS, so CPU seconds are one core's
     ints = lambda s: [int(v) for v in s.split(",") if v]  # noqa: E731
     if a.part in ("mc", "all"):
         grid = [g for g in (0.5, 1, 2, 4, 8, 15, 30, 60, 120) if g <= a.seconds]

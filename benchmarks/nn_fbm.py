@@ -1,6 +1,6 @@
 """mlp-mc-1 against Radford Neal's own software (FBM) on the same task instances (issue 5).
 
-Runs the thesis' mlp-mc-1 script (spec/methods-thesis.md §7.1) with FBM's programs on
+Runs the thesis' mlp-mc-1 script (Rasmussen 1996 App. A.4) with FBM's programs on
 delve-bench's encoded instances of a task, and delve-bench's port for the same number of
 main-phase iterations, then scores both with the same code: DELVE's pooled standardised S,
 A and L over the instances (as ``benchmarks/nn.py``), for predictions from 100 states spread
@@ -11,10 +11,9 @@ FBM is not part of delve-bench. Build it yourself (e.g. FBM 2004-11-10 or bnn.19
 ``FBM_BIN``) at the directory holding net-spec, model-spec, data-spec, rand-seed, net-gen,
 mc-spec, net-mc and net-pred. For this script both versions do the same arithmetic.
 
-    DELVE_DATA_PATH=/work/shared/data FBM_BIN=/path/to/fbm/bin \
-        .venv/bin/python benchmarks/nn_fbm.py --iterations 3000
+    FBM_BIN=/path/to/fbm/bin .venv/bin/python benchmarks/nn_fbm.py --iterations 3000
 
-Network size: H = 25 for 256 training cases and 8 inputs (spec §7.2), the same rule as the
+Network size: H = 25 for 256 training cases and 8 inputs (thesis §3.7), the same rule as the
 port's :func:`delve_bench.methods.mlp.network.mc_hidden_units`. Seeds: 1000 + instance for both.
 """
 
@@ -38,11 +37,11 @@ from delve_bench.methods.base import Budget  # noqa: E402
 from delve_bench.methods.mlp.mc import predictive, run_chain, select_states  # noqa: E402
 from delve_bench.methods.mlp.network import mc_hidden_units  # noqa: E402
 
-PRIORS = "/ - x0.2:0.5:1 0.1:0.5 - x0.05:0.5 x0.2:0.5:1 1"  # spec §7.1, `/ ti ih bh th ho io bo`
+PRIORS = "/ - x0.2:0.5:1 0.1:0.5 - x0.05:0.5 x0.2:0.5:1 1"  # App. A.4, `/ ti ih bh th ho io bo`
 
 
 def fbm_chain(bin_dir: Path, work: Path, i: int, X, y, Xt, yt_enc, iterations: int) -> float:
-    """Run the §7.1 script on one instance in ``work``; return CPU ms per main iteration."""
+    """Run the App. A.4 script on one instance in ``work``; return CPU ms per main iteration."""
     np.savetxt(work / f"train.{i}", np.column_stack([X, y]), fmt="%.17g")
     np.savetxt(work / f"test.{i}", np.column_stack([Xt, yt_enc]), fmt="%.17g")
     log = f"log.{i}"

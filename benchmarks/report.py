@@ -1,7 +1,7 @@
 """How long `delve report --plot` takes, and what reading each result once buys.
 
-    DELVE_DATA_PATH=../shared/data python benchmarks/report.py --root /tmp/delve-report-bench --setup
-    DELVE_DATA_PATH=../shared/data python benchmarks/report.py --root DIR     # any workspace
+    python benchmarks/report.py --root /tmp/delve-report-bench --setup
+    python benchmarks/report.py --root DIR     # any workspace
 
 ``--setup`` first runs five methods (lin-1, knn-cv-1 and three scikit-learn regressors
 through the adapter, declared in the workspace's own methods/) on the 16 kin/pumadyn/bank

@@ -2,7 +2,7 @@
 ``--jobs 2`` and on a Dask LocalCluster; wall times, speed-up and the runner's per-job
 overhead beside the methods' own CPU time.
 
-    DELVE_DATA_PATH=../shared/data python benchmarks/runner.py [--quick]
+    python benchmarks/runner.py [--quick]
 
 Overhead per job = (wall time - sum of the jobs' own CPU seconds from meta.json) / jobs,
 for the sequential executor (one job at a time, so wall ~ CPU plus overhead).

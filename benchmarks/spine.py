@@ -1,7 +1,7 @@
 """Spine benchmarks: knn-cv-1's vectorised LOO, lin-1 and the ANOVA statistics against the
 references a user would otherwise pick (scikit-learn, statsmodels), side by side in one run.
 
-    DELVE_DATA_PATH=../shared/data python benchmarks/spine.py
+    python benchmarks/spine.py
 
 Prints CPU seconds (process time) and the ratio reference / delve-bench.
 """

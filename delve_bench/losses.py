@@ -130,17 +130,17 @@ def standardizer(loss: str, pooled_targets: np.ndarray, categorical: bool = Fals
     if categorical:
         f = class_frequencies(t)
         if loss == "Z":
-            return Standardizer("Z", float(1.0 - f.max()), 0.0)
+            return Standardizer(loss="Z", scale=float(1.0 - f.max()), shift=0.0)
         if loss == "Q":
-            return Standardizer("Q", float(1.0 - np.sum(f**2)), 0.0)
+            return Standardizer(loss="Q", scale=float(1.0 - np.sum(f**2)), shift=0.0)
         if loss == "L":
-            return Standardizer("L", 1.0, float(-np.sum(f * np.log(f))))
+            return Standardizer(loss="L", scale=1.0, shift=float(-np.sum(f * np.log(f))))
         raise ValueError(f"loss {loss!r} is not a classification loss (Z, Q, L)")
     var = float(np.var(t, ddof=1))
     if loss == "S":
-        return Standardizer("S", var, 0.0)
+        return Standardizer(loss="S", scale=var, shift=0.0)
     if loss == "A":
-        return Standardizer("A", float(abs_dev(t)), 0.0)
+        return Standardizer(loss="A", scale=float(abs_dev(t)), shift=0.0)
     if loss == "L":
-        return Standardizer("L", 1.0, 0.5 * (np.log(2 * np.pi * var) + 1.0))
+        return Standardizer(loss="L", scale=1.0, shift=0.5 * (np.log(2 * np.pi * var) + 1.0))
     raise ValueError(f"loss {loss!r} is not a regression loss (S, A, L)")

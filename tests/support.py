@@ -50,3 +50,21 @@ def fit_method(method, X, y, budget=None, seed: int = 0):
     ctx = FitContext.seeded(seed=seed, budget=budget, kinds=len(X[0]))
     method.fit(X, y, ctx)
     return ctx
+
+
+def run_delve(root, *args: str, timeout: int = 900):
+    """Run the real `delve` command (a subprocess) in workspace ``root``; for module-scoped
+    fixtures, where the function-scoped ``delve`` fixture cannot be used."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, DELVE_ROOT=str(root), PYTHONUNBUFFERED="1")
+    return subprocess.run(
+        [sys.executable, "-m", "delve_bench", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=str(root),
+        timeout=timeout,
+    )

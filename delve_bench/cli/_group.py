@@ -1,9 +1,22 @@
-"""The ``delve`` command group, its global options and the small helpers its commands share."""
+"""The ``delve`` command group, its global options and the small helpers its commands share:
+
+* :func:`json_output` and :func:`emit`: the one JSON convention (docs/json.md). ``--json``
+  prints one JSON document per call: an array with one record per thing listed, or one
+  object for a command about one thing (``run``); every record carries ``kind`` and
+  ``schema_version``. ``--jsonl`` prints the same records one per line, as a stream.
+  A new command that prints data decorates itself with ``@json_output`` and prints
+  through ``emit(kind, items, output, text)``.
+* :func:`examples`: the "Examples:" epilog every command's ``--help`` ends with.
+* :func:`complete_methods`, :func:`complete_tasks`, ...: shell completion of names.
+"""
 
 from __future__ import annotations
 
 import json
 import math
+import os
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import click
 
@@ -13,6 +26,9 @@ LOSS = click.Choice(["S", "A", "L", "Z", "Q"])
 LOSS_HELP = (
     "Loss: S|A|L (regression), Z|Q|L (classification).  [default: S, or Z on classification tasks]"
 )
+
+#: bumped when a key of a ``--json`` record changes meaning or disappears (docs/json.md)
+SCHEMA_VERSION = 1
 
 
 class PositiveSeconds(click.ParamType):
@@ -47,7 +63,8 @@ ROOT_HELP = "Workspace with datasets/, tasks/, methods/, results/ (default: curr
 def _set_root(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
     """``--root`` given after a subcommand: it replaces the workspace the group chose."""
     if value is not None:
-        ctx.ensure_object(dict)["ws"] = Workspace.from_env(value)
+        obj = ctx.ensure_object(dict)
+        obj["ws"] = Workspace.from_env(value, obj.get("results"))
 
 
 class DelveGroup(click.Group):
@@ -69,18 +86,189 @@ class DelveGroup(click.Group):
         super().add_command(cmd, name)
 
 
-@click.group(cls=DelveGroup, context_settings={"help_option_names": ["-h", "--help"]})
+def examples(*lines: str) -> str:
+    """A ``--help`` epilog listing real command lines (kept as written, not rewrapped)."""
+    return "\b\nExamples:\n" + "\n".join(f"  {line}" for line in lines)
+
+
+@click.group(
+    cls=DelveGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=examples(
+        "delve demo                                  # offline example",
+        "delve run lin-1 knn-cv-1 kin-8nm/std.64 --dry-run",
+        "delve compare knn-cv-1 lin-1 kin-8nm/std.64",
+    )
+    + "\n\nEvery command has --help with examples; `delve completion bash` completes names.",
+)
 @click.option("--root", envvar="DELVE_ROOT", type=click.Path(file_okay=False), help=ROOT_HELP)
+@click.option(
+    "--results",
+    envvar="DELVE_RESULTS",
+    type=click.Path(file_okay=False),
+    help="Result store (default: ROOT/results), e.g. results/thesis/runs for a study's.",
+)
 @click.version_option(package_name="delve-bench")
 @click.pass_context
-def cli(ctx: click.Context, root: str | None) -> None:
+def cli(ctx: click.Context, root: str | None, results: str | None) -> None:
     """delve-bench: compare learning methods on DELVE tasks with valid statistics."""
-    ctx.obj = {"ws": Workspace.from_env(root)}
+    ctx.obj = {"ws": Workspace.from_env(root, results), "results": results}
 
 
-def _emit(objs: list[dict], as_json: bool, fmt) -> None:
-    if as_json:
-        for o in objs:
-            click.echo(json.dumps(o, sort_keys=True))
+# ---- JSON ----------------------------------------------------------------------------
+
+
+def json_output(f: Callable) -> Callable:
+    """Add ``--json`` (one document) and ``--jsonl`` (one record per line) to a command;
+    the command receives ``output`` = None, 'json' or 'jsonl'."""
+    f = click.option(
+        "--jsonl",
+        "output",
+        flag_value="jsonl",
+        help="The same records as --json, one JSON object per line (for streams).",
+    )(f)
+    return click.option(
+        "--json",
+        "output",
+        flag_value="json",
+        help="Print one JSON document instead of text (keys: docs/json.md).",
+    )(f)
+
+
+def _plain(x: Any) -> Any:
+    """JSON-safe: non-finite floats become null, numpy scalars Python numbers."""
+    if isinstance(x, dict):
+        return {str(k): _plain(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_plain(v) for v in x]
+    if hasattr(x, "item") and not isinstance(x, str | bytes):  # numpy scalar
+        x = x.item()
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    return x
+
+
+def record(kind: str, obj: Any) -> dict:
+    """One ``--json`` record: ``kind``, ``schema_version`` and the object's fields
+    (``to_dict()``, a dataclass or a dict)."""
+    import dataclasses
+
+    if hasattr(obj, "to_dict"):
+        fields = obj.to_dict()
+    elif dataclasses.is_dataclass(obj):
+        fields = dataclasses.asdict(obj)  # type: ignore[arg-type]
     else:
-        click.echo("\n".join(fmt(o) for o in objs), nl=False)
+        fields = dict(obj)
+    return _plain({"kind": kind, "schema_version": SCHEMA_VERSION, **fields})
+
+
+def dumps(doc: Any, indent: int | None = 2) -> str:
+    return json.dumps(doc, sort_keys=True, indent=indent, allow_nan=False, ensure_ascii=False)
+
+
+def emit(
+    kind: str,
+    items: Iterable[Any],
+    output: str | None,
+    text: Callable[[list], str] | None = None,
+    one: bool = False,
+) -> None:
+    """Print ``items`` as text (``text(items)``), one JSON document, or JSON lines.
+
+    ``one``: the command reports on one thing; ``--json`` prints that record as an object
+    rather than an array of one."""
+    items = list(items)
+    if output == "jsonl":
+        for it in items:
+            click.echo(dumps(record(kind, it), indent=None))
+    elif output == "json":
+        recs = [record(kind, it) for it in items]
+        click.echo(dumps(recs[0] if one and len(recs) == 1 else recs))
+    elif text is not None:
+        click.echo(text(items), nl=False)
+
+
+def warn_broken(items: list, what: str) -> None:
+    """A listing shows a spec that cannot be read in place (``error``); say so on stderr."""
+    bad = sum(bool(getattr(i, "error", None)) for i in items)
+    if bad:
+        click.echo(f"warning: {bad} {what} spec(s) could not be read (see above)", err=True)
+
+
+# ---- shell completion ----------------------------------------------------------------
+
+
+def _completion_ws(ctx: click.Context) -> Workspace:
+    root = ctx.find_root().params.get("root") or os.environ.get("DELVE_ROOT")
+    return Workspace.from_env(root)
+
+
+def _items(prefix: str, names: Iterable[str]) -> list:
+    from click.shell_completion import CompletionItem
+
+    return [CompletionItem(n) for n in sorted(set(names)) if n.startswith(prefix)]
+
+
+def _method_names(ctx: click.Context) -> list[str]:
+    from ..methods.registry import method_names
+
+    try:
+        return method_names(_completion_ws(ctx))
+    except Exception:  # completion must never print a traceback into the shell
+        return []
+
+
+def _task_names(ctx: click.Context, incomplete: str) -> list[str]:
+    """Datasets, ``dataset/prototask`` and ``dataset/prototask/std.n`` (and the
+    ``dataset/std.n`` shorthand for datasets with one prototask)."""
+    from ..data import dataset_names
+    from ..tasks.spec import prototask_names, prototask_spec
+
+    ws = _completion_ws(ctx)
+    try:
+        names = list(dataset_names(ws))
+        if "/" not in incomplete:
+            return names
+        ds = incomplete.split("/", 1)[0]
+        if ds not in names:
+            return []
+        out = []
+        protos = prototask_names(ws, ds)
+        for p in protos:
+            out.append(f"{ds}/{p}")
+            sizes = prototask_spec(ws, ds, p).training_set_sizes
+            out += [f"{ds}/{p}/std.{n}" for n in sizes]
+            if len(protos) == 1:
+                out += [f"{ds}/std.{n}" for n in sizes]
+        return out
+    except Exception:
+        return []
+
+
+def complete_methods(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
+    return _items(incomplete, _method_names(ctx))
+
+
+def complete_tasks(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
+    return _items(incomplete, _task_names(ctx, incomplete))
+
+
+def complete_methods_or_tasks(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
+    """``delve run METHOD... TASK...``: methods until a task has been given, then tasks."""
+    given = ctx.params.get(param.name) or ()
+    known = set(_method_names(ctx))
+    tasks = _task_names(ctx, incomplete)
+    if any(a not in known for a in given):
+        return _items(incomplete, tasks)
+    return _items(incomplete, list(known) + tasks)
+
+
+def complete_datasets(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
+    return _items(incomplete, [n for n in _task_names(ctx, "") if "/" not in n])
+
+
+def complete_methods_csv(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
+    """``--methods a,b,c``: completes the name after the last comma."""
+    head, _, last = incomplete.rpartition(",")
+    prefix = head + "," if head else ""
+    return _items(incomplete, [prefix + m for m in _method_names(ctx) if m.startswith(last)])

@@ -2,38 +2,64 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import click
 
-from ..errors import DelveError
-from ..workspace import Workspace
-from ._group import LOSS, LOSS_HELP, _emit, _ws, cli
+from ._group import (
+    LOSS,
+    LOSS_HELP,
+    _ws,
+    cli,
+    complete_methods,
+    complete_methods_csv,
+    complete_tasks,
+    emit,
+    examples,
+    json_output,
+)
 
 
-@cli.command()
-@click.argument("method")
-@click.argument("task_names", nargs=-1, required=True, metavar="TASK...")
+@cli.command(
+    epilog=examples(
+        "delve stats lin-1 kin-8nm/std.64",
+        "delve stats knn-cv-1 boston -l A            # every boston task, absolute error",
+        "delve stats gp-mc-1 kin-8nm --json | jq '.[] | {task, mean, se}'",
+    )
+)
+@click.argument("method", shell_complete=complete_methods)
+@click.argument(
+    "task_names", nargs=-1, required=True, metavar="TASK...", shell_complete=complete_tasks
+)
 @click.option("-l", "--loss", type=LOSS, default=None, help=LOSS_HELP)
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per task.")
+@json_output
 @click.pass_context
-def stats(ctx: click.Context, method, task_names, loss, as_json) -> None:
+def stats(ctx: click.Context, method, task_names, loss, output) -> None:
     """Estimated expected loss of METHOD on TASKs (DELVE's mstats)."""
-    from ..methods.registry import method_spec
+    from .. import api
     from ..report import format_summary
-    from ..stats.summary import task_summary
     from ..tasks import resolve_tasks
 
     ws = _ws(ctx)
+    api.method(method, root=ws)  # an unknown method fails before any task is read
     refs = resolve_tasks(ws, task_names)
-    method_spec(ws, method)
-    _emit([task_summary(ws, method, r, loss) for r in refs], as_json, format_summary)
+    results = (api.stats(method, r, loss, root=ws) for r in refs)
+    emit("stats", results, output, lambda rs: "\n".join(map(format_summary, rs)))
 
 
-@cli.command()
-@click.argument("method_a")
-@click.argument("method_b")
-@click.argument("task_names", nargs=-1, metavar="[TASK]...")
+@cli.command(
+    epilog=examples(
+        "delve compare knn-cv-1 lin-1 kin-8nm/std.64",
+        "delve compare knn-cv-1 lin-1 kin-8nm/std.256 --bayes --plot",
+        "delve compare knn-cv-1 lin-1 --json          # every task both have finished",
+        "delve compare sk-knn logistic-1 banana/ida/std.400 -l Z    # classification",
+    )
+)
+@click.argument("method_a", shell_complete=complete_methods)
+@click.argument("method_b", shell_complete=complete_methods)
+@click.argument("task_names", nargs=-1, metavar="[TASK]...", shell_complete=complete_tasks)
 @click.option("-l", "--loss", type=LOSS, default=None, help=LOSS_HELP)
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per task.")
+@json_output
 @click.option(
     "--bayes",
     is_flag=True,
@@ -52,96 +78,59 @@ def stats(ctx: click.Context, method, task_names, loss, as_json) -> None:
 )
 @click.pass_context
 def compare(
-    ctx: click.Context, method_a, method_b, task_names, loss, as_json, bayes, plot, permutation
+    ctx: click.Context, method_a, method_b, task_names, loss, output, bayes, plot, permutation
 ) -> None:
     """Paired comparison METHOD_A - METHOD_B (t-test, quasi-F or, for published
     realisations, the corrected resampled t-test); all shared tasks by default. The exact
     sign-flip permutation test over instances is shown for Z (``--permutation``: always).
 
     When p > 0.05 and the design had less than 50 % power at the observed difference, a
-    hint says so (see `delve power`).
-
-    \b
-    Examples:
-      delve compare knn-cv-1 lin-1 kin-8nm/std.256
-      delve compare knn-cv-1 lin-1 kin-8nm/std.256 --bayes --plot
-      delve compare gp-map-1 lin-1 boston -l L --json
-      delve compare ofs-loomi-1 svm-class-1 banana/ida/std.400 -l Z
-    """
-    from ..methods.registry import method_spec
+    hint says so (see `delve power`)."""
+    from .. import api
     from ..report import format_comparison
     from ..stats.advice import compare_hint
-    from ..stats.summary import task_comparison
-    from ..tasks import resolve_tasks
 
     ws = _ws(ctx)
-    method_spec(ws, method_a)
-    method_spec(ws, method_b)
-    refs = resolve_tasks(ws, task_names) if task_names else _shared_tasks(ws, method_a, method_b)
-    if not refs:
-        raise DelveError(f"{method_a} and {method_b} have no task with complete results in common")
-    results = [task_comparison(ws, method_a, method_b, r, loss, bayes or plot) for r in refs]
+    results = api.comparisons(
+        method_a, method_b, list(task_names) or None, loss, bayes=bayes or plot, root=ws
+    )
     if plot:
-        for r, c in zip(refs, results, strict=True):
-            c["posterior_plot"] = [
-                str(p) for p in _posterior_plot(ws, method_a, method_b, r, c["loss"])
-            ]
+        results = [
+            dataclasses.replace(
+                c,
+                posterior_plot=[
+                    str(p) for p in api.posterior_plot(method_a, method_b, c.task, c.loss, root=ws)
+                ],
+            )
+            for c in results
+        ]
 
-    def fmt(c: dict) -> str:
+    def fmt(c) -> str:
         text = format_comparison(c, permutation=permutation)
-        hint = compare_hint(c)
+        hint = compare_hint(c.to_dict())
         if hint:
             text += hint + "\n"
-        if c.get("posterior_plot"):
-            text += "posterior plot: " + ", ".join(c["posterior_plot"]) + "\n"
+        if c.posterior_plot:
+            text += "posterior plot: " + ", ".join(c.posterior_plot) + "\n"
         return text
 
-    _emit(results, as_json, fmt)
+    emit("comparison", results, output, lambda rs: "\n".join(map(fmt, rs)))
 
 
-def _posterior_plot(ws: Workspace, a: str, b: str, ref, loss: str):
-    from ..report.posterior_plot import write_posterior_plot
-    from ..stats.bayes import posterior
-    from ..stats.summary import paired_losses
-
-    pl = paired_losses(ws, a, b, ref, loss)
-    post = posterior(pl.difference())
-    title = f"{a} - {b} on {ref.full_name}, {pl.design} design ({len(pl.used)} instances)"
-    stem = (
-        ws.results
-        / "plots"
-        / f"posterior-{a}-vs-{b}-{ref.dataset}-{ref.prototask}-{ref.name}-{loss}"
+@cli.command(
+    epilog=examples(
+        "delve report --plot                                  # everything, S loss",
+        "delve report kin-8nm boston --methods lin-1,knn-cv-1 -l S -l L --plot",
+        "delve report --out site/ && git diff --exit-code site/",
     )
-    return write_posterior_plot(post, pl.st.scale, title, loss, stem)
-
-
-def _shared_tasks(ws: Workspace, a: str, b: str):
-    """Tasks on which both methods have every instance complete."""
-    from ..run.store import instance_state, result_dir
-    from ..stats.summary import layout_of
-    from ..tasks.names import TaskRef
-
-    refs = []
-    base = ws.results / a
-    for d in sorted(base.glob("*/*/std.*")) if base.is_dir() else []:
-        ds, pt, task = d.parts[-3:]
-        try:
-            ref = TaskRef(ds, pt, int(task.split(".", 1)[1]))
-            layout = layout_of(ws, ref)
-        except (DelveError, ValueError):
-            continue
-        if all(
-            instance_state(result_dir(ws, m, ref, i.index)) == "ok"
-            for m in (a, b)
-            for i in layout.instances
-        ):
-            refs.append(ref)
-    return sorted(refs)
-
-
-@cli.command()
-@click.argument("prototasks", nargs=-1, metavar="[PROTOTASK]...")
-@click.option("--methods", "methods_", help="Comma-separated methods (default: all with results).")
+)
+@click.argument("prototasks", nargs=-1, metavar="[PROTOTASK]...", shell_complete=complete_tasks)
+@click.option(
+    "--methods",
+    "methods_",
+    help="Comma-separated methods (default: all with results).",
+    shell_complete=complete_methods_csv,
+)
 @click.option(
     "-l",
     "--loss",
@@ -154,18 +143,53 @@ def _shared_tasks(ws: Workspace, a: str, b: str):
     type=click.Path(file_okay=False),
     help="Output directory for tables/, plots/ and index.html (default: results/).",
 )
-@click.option("--plot", is_flag=True, help="Also draw the DELVE diagrams (PNG and SVG).")
+@click.option(
+    "--plot",
+    is_flag=True,
+    help="Also draw the DELVE diagrams and the critical-difference diagram (PNG and SVG).",
+)
+@click.option(
+    "--correction",
+    type=click.Choice(["holm", "bh"]),
+    default="holm",
+    show_default=True,
+    help="Multiple-test correction of the per-task tests in the rankings (bh: Benjamini-Hochberg).",
+)
+@click.option(
+    "--posthoc",
+    type=click.Choice(["nemenyi", "holm"]),
+    default="nemenyi",
+    show_default=True,
+    help="Post-hoc test after the Friedman test.",
+)
+@click.option(
+    "--unit",
+    type=click.Choice(["prototask", "task"]),
+    default="prototask",
+    show_default=True,
+    help="Independent unit of the rankings (tasks of one prototask are dependent).",
+)
 @click.pass_context
-def report(ctx: click.Context, prototasks, methods_, loss, out, plot) -> None:
-    """Tables (md, csv, tex), DELVE diagrams and an HTML index from the stored results."""
-    from pathlib import Path
+def report(
+    ctx: click.Context, prototasks, methods_, loss, out, plot, correction, posthoc, unit
+) -> None:
+    """Tables (md, csv, tex), DELVE diagrams and an HTML index from the stored results,
+    with rankings across tasks: every per-task paired test corrected for the number of
+    tests (Holm by default), aggregated per prototask, beside a critical-difference diagram
+    (Friedman + Nemenyi, Demšar 2006)."""
+    from .. import api
 
-    from ..report import write_report
-
-    ws = _ws(ctx)
     methods_list = [m.strip() for m in methods_.split(",") if m.strip()] if methods_ else None
-    res = write_report(
-        ws, list(prototasks), methods_list, loss or None, Path(out) if out else None, plot
+    res = api.report(
+        list(prototasks),
+        methods=methods_list,
+        losses=loss or None,
+        out=out,
+        plot=plot,
+        correction=correction,
+        posthoc=posthoc,
+        unit=unit,
+        root=_ws(ctx),
     )
     for w in res.warnings:
         click.echo(f"warning: {w}", err=True)

@@ -3,11 +3,9 @@ worse than in a baseline results tree, or when results are missing."""
 
 from __future__ import annotations
 
-import json
-
 import click
 
-from ._group import LOSS, _ws, cli
+from ._group import LOSS, _ws, cli, emit, json_output
 
 EXAMPLES = """
 Examples:
@@ -85,9 +83,9 @@ def format_check(res) -> str:
     default=0.05,
     show_default=True,
 )
-@click.option("--json", "as_json", is_flag=True, help="One JSON document.")
+@json_output
 @click.pass_context
-def check(ctx: click.Context, baseline, names, loss, margin, alpha, as_json) -> None:
+def check(ctx: click.Context, baseline, names, loss, margin, alpha, output) -> None:
     """Compare the workspace's results with those in BASELINE_ROOT (a workspace or its
     results/ directory) task by task, with the design's paired test of current -
     baseline. Exits 1 only when a method got significantly worse (by more than the
@@ -110,9 +108,6 @@ def check(ctx: click.Context, baseline, names, loss, margin, alpha, as_json) -> 
     tasks = [n for n in names if n not in known]
     refs = resolve_tasks(ws, tasks) if tasks else None
     res = run_check(ws, baseline, methods or None, refs, tuple(loss) or ("S", "Z"), alpha, margin)
-    if as_json:
-        click.echo(json.dumps(res.to_dict(), sort_keys=True))
-    else:
-        click.echo(format_check(res), nl=False)
+    emit("check", [res], output, lambda rs: format_check(rs[0]), one=True)
     if res.failed:
         ctx.exit(1)

@@ -2,96 +2,79 @@
 
 from __future__ import annotations
 
+import shutil
+
 import click
 
 from ..errors import DelveError
-from ._group import _ws, cli
+from ._group import (
+    _ws,
+    cli,
+    complete_datasets,
+    complete_methods,
+    complete_tasks,
+    emit,
+    examples,
+    json_output,
+    warn_broken,
+)
 
 
-@cli.command()
+@cli.command(epilog=examples("delve datasets", "delve datasets --json | jq '.[].name'"))
+@json_output
 @click.pass_context
-def datasets(ctx: click.Context) -> None:
+def datasets(ctx: click.Context, output) -> None:
     """List datasets: cases, attributes, prototasks, and whether the data is here."""
-    from ..data import dataset_names, dataset_spec
-    from ..data.load import find_file
-    from ..tasks.spec import prototask_names
+    from .. import api
+    from ..report.listing import format_datasets
 
-    ws = _ws(ctx)
-    click.echo(f"{'dataset':<22}{'cases':>7}{'attrs':>7}  {'prototasks':<16}data")
-    broken = 0
-    for name in dataset_names(ws):
-        try:
-            s = dataset_spec(ws, name)
-        except DelveError as e:  # one broken spec does not hide the others
-            click.echo(f"{name:<22}broken: {e}")
-            broken += 1
-            continue
-        if s.generated:
-            where = "generated"
-        else:
-            f = find_file(s)
-            where = str(f) if f else f"missing (delve fetch {name})"
-        protos = ",".join(prototask_names(ws, name)) or "-"
-        click.echo(f"{name:<22}{s.cases:>7}{len(s.attributes):>7}  {protos:<16}{where}")
-    if broken:
-        click.echo(f"warning: {broken} dataset spec(s) could not be read (see above)", err=True)
+    items = api.datasets(root=_ws(ctx))
+    emit("dataset", items, output, format_datasets)
+    warn_broken(items, "dataset")
 
 
-@cli.command()
-@click.argument("names", nargs=-1)
+@cli.command(
+    epilog=examples(
+        "delve tasks kin-8nm", "delve tasks 'kin-8*/std.64' boston", "delve tasks --json"
+    )
+)
+@click.argument("names", nargs=-1, shell_complete=complete_tasks)
+@json_output
 @click.pass_context
-def tasks(ctx: click.Context, names: tuple[str, ...]) -> None:
+def tasks(ctx: click.Context, names: tuple[str, ...], output) -> None:
     """List tasks (all, or of the given datasets/prototasks) with their instances."""
-    from ..data import dataset_names
-    from ..tasks import prototask_spec, resolve_tasks, task_layout
+    from .. import api
+    from ..report.listing import format_tasks
 
-    ws = _ws(ctx)
-    if names:
-        refs = resolve_tasks(ws, list(names))
-        broken: list[str] = []
-    else:  # everything: a broken spec is one line, not the end of the listing
-        refs, broken = [], []
-        for ds in dataset_names(ws):
-            try:
-                refs += resolve_tasks(ws, [ds])
-            except DelveError as e:
-                broken.append(f"{ds:<34}{e}")
-    click.echo(f"{'task':<34}{'design':<14}{'instances':>9}{'train':>7}{'test':>7}")
-    for line in broken:
-        click.echo(line)
-    for r in refs:
-        try:
-            lay = task_layout(ws, prototask_spec(ws, r.dataset, r.prototask), r.size)
-            click.echo(
-                f"{r.full_name:<34}{lay.design:<14}{len(lay.instances):>9}{lay.size:>7}{lay.test_size:>7}"
-            )
-        except DelveError as e:
-            click.echo(f"{r.full_name:<34}{str(e)}")
+    emit("task", api.tasks(list(names) or None, root=_ws(ctx)), output, format_tasks)
 
 
-@cli.command()
+@cli.command(epilog=examples("delve methods", "delve methods gp-mc-1", "delve methods --json"))
+@click.argument("name", required=False, shell_complete=complete_methods)
+@json_output
 @click.pass_context
-def methods(ctx: click.Context) -> None:
-    """List the named methods."""
-    from ..methods.registry import method_names, method_spec
+def methods(ctx: click.Context, name: str | None, output) -> None:
+    """List the named methods: losses served, budget rule, plugin and a one-line
+    description; with NAME, everything about that method."""
+    from .. import api
+    from ..report.listing import format_method, format_methods
 
-    ws = _ws(ctx)
-    broken = 0
-    for name in method_names(ws):
-        try:
-            s = method_spec(ws, name)
-        except DelveError as e:  # a broken method YAML only breaks that method
-            click.echo(f"{name:<15} broken: {e}")
-            broken += 1
-            continue
-        first = s.description.splitlines()[0] if s.description else s.plugin
-        click.echo(f"{name:<15} {first}")  # a name of 16+ characters keeps one space
-    if broken:
-        click.echo(f"warning: {broken} method spec(s) could not be read (see above)", err=True)
+    width = min(100, shutil.get_terminal_size((100, 24)).columns)
+    if name:
+        emit(
+            "method",
+            [api.method(name, root=_ws(ctx))],
+            output,
+            lambda m: format_method(m[0], width),
+        )
+    else:
+        items = api.methods(root=_ws(ctx))
+        emit("method", items, output, lambda ms: format_methods(ms, width))
+        warn_broken(items, "method")
 
 
-@cli.command()
-@click.argument("names", nargs=-1, required=True)
+@cli.command(epilog=examples("delve fetch kin-32fh", "delve fetch kin-32fh pumadyn-32fm"))
+@click.argument("names", nargs=-1, required=True, shell_complete=complete_datasets)
 @click.pass_context
 def fetch(ctx: click.Context, names: tuple[str, ...]) -> None:
     """Download datasets into the user cache and verify their sha256 (a verified copy already
@@ -124,8 +107,8 @@ def fetch(ctx: click.Context, names: tuple[str, ...]) -> None:
         click.echo(f"{spec.name}: {do_fetch(spec)}")
 
 
-@cli.command()
-@click.argument("prototasks", nargs=-1)
+@cli.command(epilog=examples("delve gen kin-8nm/dist", "delve gen --check"))
+@click.argument("prototasks", nargs=-1, shell_complete=complete_tasks)
 @click.option(
     "--check", is_flag=True, help="Only verify Random-order and index files; write nothing."
 )

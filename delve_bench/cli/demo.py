@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import click
 
-from ._group import cli
+from ._group import cli, examples
 from .analyse import compare
 from .run import run
 
 DEMO_TASK = "hwang-g5/noisy/std.256"
 
 
-@cli.command()
+@cli.command(
+    epilog=examples(
+        "delve demo                       # in an empty directory: writes results/ there",
+        "delve --root /tmp/demo demo      # somewhere else",
+    )
+)
 @click.pass_context
 def demo(ctx: click.Context) -> None:
     """Run lin-1 and knn-cv-1 on a generated task (works offline) and compare them."""

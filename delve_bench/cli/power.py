@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from ..errors import DelveError
-from ._group import LOSS, _ws, cli
+from ._group import LOSS, _ws, cli, emit, json_output
 
 EXAMPLES = """
 Examples:
@@ -57,7 +55,7 @@ def format_power(pa) -> str:
     ]
     if pa.design == "2-way":
         lines.append(f"  {'SD from test cases':<44}{pa.sd_cases:>12.4g}")
-        lines.append(f"  {'SD from interactions':<44}{pa.sd_test:>12.4g}")
+        lines.append(f"  {'SD from interactions':<44}{pa.sd_interaction:>12.4g}")
     else:
         lines.append(f"  {'SD from test cases & interactions':<44}{pa.sd_test:>12.4g}")
     lines += [
@@ -76,9 +74,15 @@ def format_power(pa) -> str:
     if pa.delta == 0:
         lines.append("    no design: the difference to detect is 0")
     else:
+        more_i = "not possible" + (
+            f": the variation of the {pa.test_cases} common test cases alone keeps the "
+            f"power below {pct}"
+            if pa.design == "2-way"
+            else ""
+        )
         lines.append(
             f"    {f'with {pa.test_cases} test cases:':<30}"
-            + _design_text(pa.more_instances, pa.design, pa.pool_cases, "not possible")
+            + _design_text(pa.more_instances, pa.design, pa.pool_cases, more_i)
         )
         if pa.design == "2-way" and pa.instances < pa.min_instances:
             more_j = f"not advised with fewer than {pa.min_instances} instances"
@@ -129,10 +133,10 @@ def format_power(pa) -> str:
     show_default=True,
     help="Power to plan for.",
 )
-@click.option("--json", "as_json", is_flag=True, help="One JSON object.")
+@json_output
 @click.pass_context
 def power(
-    ctx: click.Context, method_a, method_b, task_name, loss, delta, alpha, target, as_json
+    ctx: click.Context, method_a, method_b, task_name, loss, delta, alpha, target, output
 ) -> None:
     """Power of the comparison METHOD_A - METHOD_B on TASK to detect a difference, and the
     instances and test cases that would give 80 % power within the prototask's cases.
@@ -153,7 +157,4 @@ def power(
             f"{task_name!r} names {len(refs)} tasks; give one, e.g. {refs[0].full_name}"
         )
     pa = power_analysis(ws, method_a, method_b, refs[0], loss, delta, alpha, target)
-    if as_json:
-        click.echo(json.dumps(pa.to_dict(), sort_keys=True))
-    else:
-        click.echo(format_power(pa), nl=False)
+    emit("power", [pa], output, lambda pas: format_power(pas[0]), one=True)

@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
 
 from ..errors import DelveError
 from ..workspace import Workspace
-from ._group import POSITIVE, _ws, cli
+from ._group import POSITIVE, _ws, cli, complete_methods_or_tasks, emit, examples, json_output
 
 
 def _split_run_args(ws: Workspace, args: tuple[str, ...]) -> tuple[list[str], list[str]]:
     from ..data import dataset_names
     from ..errors import suggest
-    from ..methods.registry import method_names
+    from ..methods.registry import method_names, split_fraction
 
     methods_known, ds = set(method_names(ws)), set(dataset_names(ws))
-    methods_, tasks_ = [], []
+    methods_: list[str] = []
+    tasks_: list[str] = []
     for a in args:
-        if not tasks_ and a in methods_known:
+        if not tasks_ and split_fraction(a)[0] in methods_known:
             methods_.append(a)
         elif "/" in a or a in ds or any(c in a for c in "*?["):
             tasks_.append(a)
@@ -37,18 +37,20 @@ def _split_run_args(ws: Workspace, args: tuple[str, ...]) -> tuple[list[str], li
     return methods_, tasks_
 
 
-def _check_writable(ws: Workspace, jobs) -> None:
-    """Every folder the jobs write to takes a file, checked before any job starts."""
-    from ..run.store import result_dir
-    from ..workspace import ensure_writable
-
-    dirs = {result_dir(ws, j.method, j.ref, j.instance) for j in jobs}
-    for d in sorted({d.parent for d in dirs}) + sorted(d for d in dirs if d.is_dir()):
-        ensure_writable(d)
-
-
-@cli.command()
-@click.argument("args", nargs=-1, required=True, metavar="METHOD... TASK...")
+@cli.command(
+    epilog=examples(
+        "delve run lin-1 knn-cv-1 kin-8nm/std.64            # 8 instances each",
+        "delve run gp-mc-1 'kin-8*/std.256' --dry-run       # plan and time estimate only",
+        "delve run mlp-ese-1 boston --budget-mode work --jobs 2 --instances 0-3",
+    )
+)
+@click.argument(
+    "args",
+    nargs=-1,
+    required=True,
+    metavar="METHOD... TASK...",
+    shell_complete=complete_methods_or_tasks,
+)
 @click.option("--instances", help="Only these instances, e.g. 0,2-4.")
 @click.option(
     "--budget-mode",
@@ -85,7 +87,14 @@ def _check_writable(ws: Workspace, jobs) -> None:
 )
 @click.option("--force", is_flag=True, help="Redo instances that are already finished.")
 @click.option("--retry-failed", is_flag=True, help="Rerun instances recorded as failed.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
+@click.option(
+    "--dry-run",
+    "-n",
+    is_flag=True,
+    help="Only show the plan: jobs to run and skip, and an estimate of CPU and wall time.",
+)
+@click.option("--quiet", "-q", is_flag=True, help="No estimate, progress bar or summary.")
+@json_output
 @click.pass_context
 def run(
     ctx: click.Context,
@@ -98,84 +107,88 @@ def run(
     hard_limit,
     force,
     retry_failed,
+    dry_run,
     quiet,
+    output,
 ) -> None:
-    """Run METHODs on every missing instance of TASKs; results go to results/."""
+    """Run METHODs on every missing instance of TASKs; results go to results/.
+
+    Before a run estimated to take more than a minute, one line gives its CPU and wall
+    time; --dry-run shows the whole plan: jobs to run and skip, and the estimate per method
+    (from the budgets in cpu mode, from earlier runs' recorded costs otherwise)."""
+    from .. import api
     from ..errors import RunFailed
-    from ..methods.registry import DEFAULT_TIME_SCALE
-    from ..run import RunInterrupted, RunOptions, plan_jobs, run_jobs
-    from ..tasks import resolve_tasks
+    from ..report.listing import estimate_line, format_plan, format_run_summary
+    from ..run import RunInterrupted
     from ..tasks.names import parse_instances
 
     ws = _ws(ctx)
     wanted = parse_instances(instances)
     methods_, task_names = _split_run_args(ws, args)
-    refs = resolve_tasks(ws, task_names)
-    todo, other = plan_jobs(ws, methods_, refs, wanted, force, retry_failed)
-    _check_writable(ws, todo)
-    options = RunOptions(
-        mode=budget_mode,
-        time_scale=DEFAULT_TIME_SCALE if time_scale is None else time_scale,
+    p = api.plan(
+        methods_,
+        task_names,
+        root=ws,
+        instances=wanted,
+        budget_mode=budget_mode,
+        time_scale=time_scale,
+        jobs=jobs,
         force=force,
-        hard_limit=hard_limit,
+        retry_failed=retry_failed,
     )
+    if dry_run:
+        emit("plan", [p], output, lambda ps: format_plan(ps[0]), one=True)
+        return
+    if not quiet and output is None and p.estimate.wall_seconds > 60:
+        click.echo(estimate_line(p.estimate, len(p.todo)), err=True)
     try:
-        outcomes = run_jobs(
-            ws,
-            todo,
-            options,
-            jobs,
-            progress=not quiet and sys.stderr.isatty(),
+        summary = api.execute(
+            p,
+            root=ws,
+            progress=not quiet and output is None and sys.stderr.isatty(),
+            hard_limit=hard_limit,
             dask=dask_address,
+            force=force,
         )
     except RunInterrupted as e:
-        _summary(e.outcomes, other, quiet=False)
+        click.echo(format_run_summary(e.summary), err=True, nl=False)
         click.echo(
-            f"interrupted: {len(e.outcomes)} of {len(todo)} jobs finished and are kept; "
-            "the running ones were stopped and left undone; rerun to resume",
+            f"interrupted: {e.summary.ran + len(e.summary.failed)} of {len(p.todo)} jobs "
+            "finished and are kept; the running ones were stopped and left undone; "
+            "rerun to resume",
             err=True,
         )
         sys.exit(130)
-    failed, interrupted = _summary(outcomes, other, quiet)
-    if failed or interrupted:
-        raise RunFailed(f"{len(failed)} instance(s) failed, {len(interrupted)} interrupted")
-
-
-def _summary(outcomes, other: dict, quiet: bool) -> tuple[list, list]:
-    """Print what a run did; returns its failed and interrupted outcomes."""
-    failed = [o for o in outcomes if o.status == "failed"]
-    ran = sum(o.status == "ok" for o in outcomes)
-    locked = [o for o in outcomes if o.status == "locked"]
-    interrupted = [o for o in outcomes if o.status == "interrupted"]
-    if not quiet:
-        cpu = sum(o.cpu or 0 for o in outcomes)
-        click.echo(
-            f"ran {ran}, skipped {len(other['done'])} finished, {len(failed)} failed, "
-            f"{len(locked)} busy elsewhere; {cpu:.2f} CPU s",
-            err=True,
+    if output:
+        emit("run", [summary], output, one=True)
+    else:
+        text = format_run_summary(summary).splitlines()
+        for line in text[1:] if quiet else text:
+            click.echo(line, err=True)
+    if not summary.ok:
+        raise RunFailed(
+            f"{len(summary.failed)} instance(s) failed, {len(summary.interrupted)} interrupted"
         )
-    for o in failed:
-        click.echo(f"failed: {o.job.label}: {o.error}", err=True)
-    for o in interrupted:
-        click.echo(f"interrupted: {o.job.label}: {o.error} (rerun to redo it)", err=True)
-    if other["failed"]:
-        click.echo(
-            f"skipped {len(other['failed'])} instance(s) that failed earlier "
-            f"(rerun them with --retry-failed), e.g. {other['failed'][0].label}",
-            err=True,
-        )
-    return failed, interrupted
 
 
-@cli.command()
-@click.argument("names", nargs=-1, metavar="[METHOD] [TASK]...")
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per method and task.")
+@cli.command(
+    epilog=examples(
+        "delve status                          # every method with results",
+        "delve status gp-mc-1 kin-8nm          # one method on a dataset's tasks",
+        "delve status --json | jq '.[] | select(.failed != [])'",
+    )
+)
+@click.argument(
+    "names", nargs=-1, metavar="[METHOD] [TASK]...", shell_complete=complete_methods_or_tasks
+)
+@json_output
 @click.pass_context
-def status(ctx: click.Context, names, as_json) -> None:
-    """Done / failed / missing instances per method and task, with failure reasons."""
+def status(ctx: click.Context, names, output) -> None:
+    """Done / failed / corrupt / missing instances per method and task, with failure reasons."""
     from ..data import dataset_names
     from ..errors import suggest
     from ..methods.registry import method_names
+    from ..report.listing import format_status
     from ..run.status import study_status
 
     ws = _ws(ctx)
@@ -188,19 +201,4 @@ def status(ctx: click.Context, names, as_json) -> None:
                 f"{suggest(first, methods_known | set(dataset_names(ws)))}; "
                 "`delve methods` and `delve tasks` list them"
             )
-    rows = study_status(ws, list(names))
-    if as_json:
-        for r in rows:
-            click.echo(json.dumps(r, sort_keys=True))
-        return
-    if not rows:
-        click.echo("no results yet; start with `delve run METHOD TASK`")
-        return
-    click.echo(f"{'method':<16}{'task':<34}{'done':>5}{'failed':>7}{'corrupt':>8}{'missing':>8}")
-    for r in rows:
-        click.echo(
-            f"{r['method']:<16}{r['task']:<34}{len(r['done']):>5}{len(r['failed']):>7}"
-            f"{len(r['corrupt']):>8}{len(r['missing']):>8}"
-        )
-        for i, err in sorted(r["errors"].items()):
-            click.echo(f"    #{i}: {err}")
+    emit("status", study_status(ws, list(names)), output, format_status)

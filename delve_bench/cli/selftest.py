@@ -3,12 +3,11 @@ numbers of the thesis and of DELVE's mstats."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
-from ._group import _ws, cli
+from ._group import _ws, cli, emit, json_output
 
 EXAMPLES = """
 Examples:
@@ -26,13 +25,6 @@ def _fmt(res) -> str:
     lines = [
         f"delve selftest{' --quick' if res.quick else ''} (seed {res.seed})",
         "",
-        "Golden numbers (recomputed from the printed standard deviations):",
-    ]
-    for g in res.golden:
-        ok = "ok" if g.ok else "DIFFERS"
-        lines.append(f"  {g.name:<36} {g.computed:>14.9g}   published {g.published:<12} {ok}")
-    lines += [
-        "",
         "Type-I error rates: share of studies with p < alpha when the expected difference",
         f"is 0. ok: inside the {100 * CONFIDENCE:g} % binomial interval around alpha; liberal: too",
         "many false claims; conservative: too few (the test wastes power).",
@@ -48,7 +40,7 @@ def _fmt(res) -> str:
             + (" per instance" if design == "hierarchical" else " (common test set)")
             + f", corrected t with n_test/n_train = {s0.test_cases}/{s0.train_size}",
             f"  {'I':>2} {'sd_train':>8} {'sd_cases':>8} {'studies':>7}  {'test':<17}"
-            f"{'alpha = 0.05':>20}{'alpha = 0.01':>20}",
+            f"{'alpha 5 %':>20}{'alpha 1 %':>20}",
         ]
         for r in rs:
             s = r.setting
@@ -64,7 +56,11 @@ def _fmt(res) -> str:
                 for alpha in (0.05, 0.01):
                     x = next(x for x in r.rates if x.test == t and x.alpha == alpha)
                     cells.append(f"{x.rate:.4f} {x.verdict:<12}")
-                lines.append(f"{head}  {t:<17}{cells[0]:>20}{cells[1]:>20}")
+                lines.append(f"{head}  {t:<17}{cells[0]:>20}{cells[1]:>20}".rstrip())
+    lines += ["", "Golden numbers (recomputed from the printed standard deviations):"]
+    for g in res.golden:
+        ok = "ok" if g.ok else "DIFFERS"
+        lines.append(f"  {g.name:<36} {g.computed:>14.9g}   published {g.published:<12} {ok}")
     lines.append("")
     if res.failures:
         lines.append("FAILED: " + "; ".join(res.failures))
@@ -127,9 +123,9 @@ def _json(res, plots) -> dict:
     help="Directory for the p-value histograms (default: results/plots).",
 )
 @click.option("--no-plots", is_flag=True, help="Skip the histograms.")
-@click.option("--json", "as_json", is_flag=True, help="One JSON document.")
+@json_output
 @click.pass_context
-def selftest(ctx: click.Context, quick, seed, studies, out, no_plots, as_json) -> None:
+def selftest(ctx: click.Context, quick, seed, studies, out, no_plots, output) -> None:
     """Do the tests keep their promises? Simulate losses with no true difference for
     both designs and report how often each test claims one (its type-I error rate),
     draw the p-value histograms (thesis Figs. 2.5, 2.6), and recompute the golden
@@ -143,8 +139,8 @@ def selftest(ctx: click.Context, quick, seed, studies, out, no_plots, as_json) -
 
         target = Path(out) if out else _ws(ctx).results / "plots"
         plots = [str(p) for p in write_null_histograms(res, target)]
-    if as_json:
-        click.echo(json.dumps(_json(res, plots), sort_keys=True))
+    if output:
+        emit("selftest", [_json(res, plots)], output, one=True)
     else:
         text = _fmt(res)
         if plots:

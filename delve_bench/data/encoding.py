@@ -1,6 +1,7 @@
 """DELVE's default attribute encoding, fitted on an instance's training set only.
 
-spec/delve-original.md §4.3 and §5 (the thesis' reading, DESIGN §3):
+DELVE 1.1's ``nm-abs`` and ``1-of-n`` codings as Rasmussen (1996) §3.2 describes them
+(docs/architecture.md):
 
 * real and integer inputs and targets: ``nm-abs``, ``(x - median) / absDev`` with the
   midpoint median and ``absDev = sum|x - median| / (n - 1)``; a constant column
@@ -114,8 +115,22 @@ def fit_coding(
         if np.isnan(y_raw).any():
             raise ValueError(f"target {target.name} is missing for some training cases")
         counts = np.bincount(y_raw.astype(np.intp), minlength=len(target.values))
-        return Coding(tuple(attributes), c, s, 0.0, 1.0, tuple(target.values), counts)
+        return Coding(
+            attributes=tuple(attributes),
+            center=c,
+            scale=s,
+            target_center=0.0,
+            target_scale=1.0,
+            classes=tuple(target.values),
+            class_counts=counts,
+        )
     if target.kind not in ("real", "integer"):
         raise ValueError(f"target {target.name} is {target.kind}; it cannot be encoded")
     tc, ts = _nm_abs(y_raw[:, None])
-    return Coding(tuple(attributes), c, s, float(tc[0]), float(ts[0]))
+    return Coding(
+        attributes=tuple(attributes),
+        center=c,
+        scale=s,
+        target_center=float(tc[0]),
+        target_scale=float(ts[0]),
+    )

@@ -1,6 +1,6 @@
 """The DELVE hwang family, generated: five functions on [0, 1]^2 (Hwang et al. 1994).
 
-spec/basis-selection.md §1B.3: g1..g5 as below; noise sd 0.25 as in Hwang et al. Each
+Barrio et al. (2009) §6.2.3 used them: g1..g5 as below; noise sd 0.25 as in Hwang et al. Each
 dataset ``hwang-gK`` has attributes x1, x2, the noiseless value and a noisy value, so the
 prototasks ``clean`` and ``noisy`` share inputs and splits. Inputs and noise come from
 :mod:`delve_bench.rng`, so the data is identical on every machine and numpy version; the

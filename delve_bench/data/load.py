@@ -173,7 +173,9 @@ def parse_cases(text: str, spec: DatasetSpec, filename: str) -> np.ndarray:
         arr = np.array(rows, dtype=str).reshape(len(rows), ncols)
         line_of = np.arange(1, len(rows) + 1)
     else:
-        rows, line_of, pending, start = [], [], "", None
+        kept: list[list[str]] = []
+        starts: list[int] = []
+        pending, start = "", None
         for num, line in enumerate(text.split("\n"), 1):  # careful path
             line = line.split("#", 1)[0].split("@", 1)[0]
             if start is None:
@@ -189,11 +191,11 @@ def parse_cases(text: str, spec: DatasetSpec, filename: str) -> np.ndarray:
                         f"{filename}, line {start}: {len(toks)} values, expected {ncols} "
                         f"(attributes of {spec.name})"
                     )
-                rows.append(toks)
-                line_of.append(start)
+                kept.append(toks)
+                starts.append(start)
             start = None
-        arr = np.array(rows, dtype=str).reshape(len(rows), ncols)
-        line_of = np.asarray(line_of)
+        arr = np.array(kept, dtype=str).reshape(len(kept), ncols)
+        line_of = np.asarray(starts)
     values = _token_values(arr, spec, lambda i: f"{filename}, line {line_of[i]}")
     if len(values) != spec.cases:
         raise DelveError(
@@ -217,7 +219,7 @@ _LOADED: dict[tuple, Dataset] = {}
 def load_dataset(ws: Workspace, name: str) -> Dataset:
     """Load, verify (sha256) and parse dataset ``name``; cached per process."""
     spec = dataset_spec(ws, name)
-    if spec.generated:
+    if spec.generator is not None:  # spec.generated
         key: tuple = (spec.name, "generated", repr(spec.generator), spec.cases)
         if key in _LOADED:
             return _LOADED[key]
@@ -245,6 +247,6 @@ def load_dataset(ws: Workspace, name: str) -> Dataset:
         text = content.decode("utf-8")
     except UnicodeDecodeError:
         raise DelveError(f"{where}: not a text data file") from None
-    ds = Dataset(spec, parse_cases(text, spec, where), where)
+    ds = Dataset(spec=spec, values=parse_cases(text, spec, where), source=where)
     _LOADED[key] = ds
     return ds

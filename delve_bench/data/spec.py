@@ -96,17 +96,6 @@ KEYS = (
 MAX_CASES = 100_000_000
 
 
-def _safe_file(f: Fields, key: str) -> str | None:
-    """A file name relative to a data directory (sub-folders allowed, nothing outside it)."""
-    name = f.text(key)
-    if name is None:
-        return None
-    parts = name.replace("\\", "/").split("/")
-    if not name or name.startswith("/") or any(p in ("", ".", "..") for p in parts):
-        raise f.error(key, f"{name!r} must be a file name relative to a data directory")
-    return name
-
-
 def _attributes(f: Fields) -> tuple[Attribute, ...]:
     items = f.items("attributes", required=True)
     if not items:
@@ -134,7 +123,11 @@ def _attributes(f: Fields) -> tuple[Attribute, ...]:
                 )
         elif values:
             raise a.error("values", f"a {kind} attribute has no list of values")
-        attrs.append(Attribute(name, kind, tuple(values), a.optional("description")))
+        attrs.append(
+            Attribute(
+                name=name, kind=kind, values=tuple(values), description=a.optional("description")
+            )
+        )
     return tuple(attrs)
 
 
@@ -172,18 +165,18 @@ def _provenance(f: Fields) -> Provenance | None:
         o.hexdigest("commit", 40, required=True)
         origin.append(
             Origin(
-                o.required("repository"),
-                o.required("path"),
-                o.required("commit"),
-                o.hexdigest("blob", 40),
+                repository=o.required("repository"),
+                path=o.required("path"),
+                commit=o.required("commit"),
+                blob=o.hexdigest("blob", 40),
             )
         )
     return Provenance(
-        tuple(origin),
-        p.required("conversion"),
-        p.required("checks"),
-        p.optional("doubts", "none"),
-        p.optional("notes"),
+        origin=tuple(origin),
+        conversion=p.required("conversion"),
+        checks=p.required("checks"),
+        doubts=p.optional("doubts", "none"),
+        notes=p.optional("notes"),
     )
 
 
@@ -201,7 +194,7 @@ def _missing(f: Fields) -> tuple[str, ...]:
 def _parse(path: Path) -> DatasetSpec:
     f = Fields(path, read_yaml(path), allowed=KEYS)
     name = f.check_name("dataset")
-    file, generator = _safe_file(f, "file"), _generator(f)
+    file, generator = f.file_name("file"), _generator(f)
     if (file is None) == (generator is None):
         raise f.error("file", "a dataset has either a data file or a generator")
     return DatasetSpec(

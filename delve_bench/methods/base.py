@@ -33,7 +33,13 @@ class Density(Protocol):
 
 @dataclass(frozen=True)
 class Gaussian:
-    """Independent Gaussian predictive distributions, one per test case."""
+    """Independent Gaussian predictive distributions, one per test case.
+
+    Parameters
+    ----------
+    mean, var : ndarray of shape (t,)
+        Mean and variance (> 0) for each of the t test cases.
+    """
 
     mean: np.ndarray
     var: np.ndarray
@@ -47,7 +53,15 @@ class Gaussian:
 
 @dataclass(frozen=True)
 class GaussianMixture:
-    """Per-case mixtures of Gaussians: ``means``/``vars`` are (cases, components)."""
+    """Per-case mixtures of Gaussians (the Monte Carlo methods' predictive distributions).
+
+    Parameters
+    ----------
+    means, vars : ndarray of shape (t, k)
+        Component means and variances for each of the t test cases.
+    weights : ndarray of shape (k,)
+        Component weights, summing to 1.
+    """
 
     means: np.ndarray
     vars: np.ndarray
@@ -80,11 +94,29 @@ class Categorical:
 
 @dataclass(frozen=True)
 class Prediction:
-    """What the losses need. Regression: the mean (S), the median (A; defaults to the
-    mean) and a predictive density (L) or None when the method has none. Classification:
-    ``categorical``, the predictive distribution over the classes (Z, Q and L), and
-    optionally ``by_loss``, other distributions for some losses (a method that tunes
-    itself per loss, as knn-cv-1 does for S, A and L)."""
+    """A method's predictions for the t test cases, in the encoded target space.
+
+    Regression fills ``mean`` (scored by S), optionally ``median`` (A; the mean when None)
+    and ``density`` (L; no L loss when None). Classification fills ``categorical`` (Z, Q
+    and L), and optionally ``by_loss``; build it with :meth:`of_probs`.
+
+    Parameters
+    ----------
+    mean : ndarray of shape (t,), optional
+        Predictive means.
+    median : ndarray of shape (t,), optional
+        Predictive medians; defaults to the mean.
+    density : Density, optional
+        The predictive distribution, e.g. :class:`Gaussian` or :class:`GaussianMixture`;
+        the harness adds the decoding Jacobian to its ``logpdf``.
+    info : dict
+        Facts about the prediction for meta.json.
+    categorical : Categorical, optional
+        Class probabilities of shape (t, classes).
+    by_loss : dict of str to Categorical
+        Other class distributions for some of the losses Z, Q, L (a method that tunes
+        itself per loss, as knn-cv-1 does for S, A and L).
+    """
 
     mean: np.ndarray | None = None
     median: np.ndarray | None = None
@@ -110,7 +142,10 @@ class Prediction:
 
     @property
     def point_for_A(self) -> np.ndarray:
-        return self.mean if self.median is None else self.median
+        point = self.mean if self.median is None else self.median
+        if point is None:
+            raise ValueError("a prediction without a mean or median has no point for loss A")
+        return point
 
 
 @dataclass
@@ -241,7 +276,11 @@ class FitContext:
     kinds: list[str]
     classes: tuple[str, ...] = ()
     progress: Callable[[float], None] = lambda fraction: None
-    info: dict = field(default_factory=dict)
+    info: dict = field(default_factory=dict)  # the method may record facts for meta.json
+    #: budget fraction F -> the Budget of a run with F of the budget (same CPU clock): an
+    #: anytime method keeps, at the moment each is exhausted, what that shorter run would
+    #: have predicted with (see :meth:`Method.snapshot`)
+    snapshots: dict[float, Budget] = field(default_factory=dict)
 
     @classmethod
     def seeded(
@@ -286,19 +325,56 @@ class Method(ABC):
     losses: tuple[str, ...] = ("S", "A", "L")
     #: True to receive raw (un-encoded) inputs and targets
     wants_raw: bool = False
+    #: True when the method implements :meth:`snapshot` (``METHOD@F`` from one run)
+    anytime: bool = False
 
     @abstractmethod
     def fit(self, X: np.ndarray, y: np.ndarray, ctx: FitContext) -> None:
-        """Learn from encoded inputs ``X`` (n x m) and targets ``y`` (n,)."""
+        """Learn from one training set.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n, m)
+            Encoded training inputs (DELVE's default coding, fitted on this training set:
+            real inputs ``(x - median) / absDev``, binary 0/1, nominal one-of-n).
+        y : ndarray of shape (n,)
+            Encoded training targets (regression), or class codes 0 .. C-1
+            (classification, ``C = len(ctx.classes)``).
+        ctx : FitContext
+            The seeded generator (the only source of randomness), the budget, the input
+            kinds, a progress callback and ``info`` for facts to record in meta.json.
+        """
 
     @abstractmethod
     def predict(self, X: np.ndarray) -> Prediction:
-        """Predict for encoded test inputs, in the encoded target space."""
+        """Predict for the test cases.
+
+        Parameters
+        ----------
+        X : ndarray of shape (t, m)
+            Encoded test inputs, coded as the training inputs were.
+
+        Returns
+        -------
+        Prediction
+            In the encoded target space; the harness decodes it and computes the losses.
+        """
 
     @classmethod
     def is_classifier(cls) -> bool:
         """True when the method serves classification tasks (its losses are Z, Q, L)."""
         return "Z" in cls.losses or "Q" in cls.losses
+
+    def snapshot(self, fraction: float, X: np.ndarray) -> Prediction:
+        """The prediction of a run whose budget was ``ctx.snapshots[fraction]``, from the
+        state kept during :meth:`fit` (anytime methods only). In ``work`` mode it must be
+        identical to what a separate run of ``METHOD@F`` predicts."""
+        raise NotImplementedError(f"{type(self).__name__} makes no snapshots")
+
+    def snapshot_info(self, fraction: float) -> dict:
+        """Facts for the snapshot's meta.json; must hold ``fit_cpu_seconds``, the CPU time
+        the run had used when the snapshot's budget was exhausted."""
+        raise NotImplementedError(f"{type(self).__name__} makes no snapshots")
 
 
 class Classifier(Method):

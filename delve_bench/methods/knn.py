@@ -1,16 +1,16 @@
 """knn-cv-1: k nearest neighbours with k chosen by leave-one-out CV per loss
-(spec/methods-thesis.md §2).
+(Rasmussen 1996 §3.4, App. A.2; docs/methods/linear-knn.md).
 
 * squared Euclidean distance; distances within ``tol = 1e-6`` of the k-th count as tied:
   the tied cases at or before position k are replaced by the mean target of *all* cases
-  tied with the k-th (spec §2.2; we take the true mean, spec §11 item 2, not the C code's
+  tied with the k-th (we take the true mean, not the C code's
   divide-by-(count-1));
 * ``vs2`` (sigma-squared regulariser) = mean squared difference between each training
-  target and its tie-adjusted leave-one-out nearest neighbour (§2.3);
+  target and its tie-adjusted leave-one-out nearest neighbour;
 * k_S, k_A, k_L minimise the LOO squared error, absolute error (median of the
   neighbours) and Gaussian negative log density with variance
   ``v = (sum (y - ybar)^2 + vs2) / k`` (eq. 3.11), over k = 1..n-1; ties go to the
-  smallest k (§2.4).
+  smallest k.
 
 Everything is vectorised over cases and over k: prefix sums give the tie-adjusted means
 and variances of every k at once, and the medians of all prefixes come from deleting

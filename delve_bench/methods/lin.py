@@ -1,9 +1,10 @@
-"""lin-1: linear least squares with SVD regularisation (spec/methods-thesis.md §1).
+"""lin-1: linear least squares with SVD regularisation (Rasmussen 1996 §3.3, App. A.1;
+docs/methods/linear-knn.md).
 
 ``A = X~^T X~`` with a bias column; directions with eigenvalue ``lambda_i <= 1e-6 max
 lambda`` are dropped; ``w = A~^-1 X~^T t``; the noise is ``SSE / (n - num_fit)``. The
 predictive distribution is Gaussian with variance ``sigma^2 + x~^T A~^-1 x~`` exactly as
-in the thesis and its C code (spec §11 item 1: the second term is *not* scaled by
+in the thesis and its C code (the second term is *not* scaled by
 sigma^2); ``corrected=True`` gives the textbook ``sigma^2 (1 + x~^T A~^-1 x~)`` under a new
 method name. L is produced only when n > m + 1.
 """

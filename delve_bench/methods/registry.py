@@ -7,15 +7,23 @@ A YAML spec::
     plugin: delve_bench.methods.lin:Lin1      # any importable class
     params: {}                                # keyword arguments of the class
     budget: {cpu_per_case: 30, cpu_cap: 28800, work: 150}
+    summary: one line for ``delve methods``   # optional; else the description's first sentence
     description: ...
 
 The plugin may also be any scikit-learn-style regressor class (``fit``/``predict``),
 wrapped by :class:`delve_bench.methods.sklearn.SklearnRegressor`, or classifier class
 (with ``predict_proba``), wrapped by :class:`~delve_bench.methods.sklearn.SklearnClassifier`.
+
+``METHOD@F`` (e.g. ``mlp-mc-1@0.25``) names METHOD with F times its budget: the same
+plugin, parameters and seed, every budget figure scaled by F. It is a result of its own
+(its own directory, meta.json and provenance). An anytime method (one implementing
+:meth:`~delve_bench.methods.base.Method.snapshot`) makes it as a snapshot of a full run,
+the prediction it would have made had its budget ended at F (the thesis' Fig. 5.19).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 import inspect
@@ -32,6 +40,31 @@ from .base import Budget, Method
 #: a modern core does in 1 CPU second what the thesis' 200 MHz R4400 did in 20
 DEFAULT_TIME_SCALE = 0.05
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+_BUDGET_KEYS = ("cpu_per_case", "cpu_fixed", "cpu_cap", "work", "work_per_case", "work_cap")
+
+
+def split_fraction(name: str) -> tuple[str, float | None]:
+    """``('mlp-mc-1', 0.25)`` for ``mlp-mc-1@0.25``; ``(name, None)`` without ``@``.
+
+    The fraction must be written canonically (``format(F, 'g')``: 0.25, 0.125, 2), so that
+    one budget has one name and one result directory."""
+    base, at, frac = name.partition("@")
+    if not at:
+        return name, None
+    try:
+        f = float(frac)
+    except ValueError:
+        f = float("nan")
+    if not (f > 0 and f < float("inf")):
+        raise DelveError(f"{name!r}: the budget fraction after @ must be a positive number")
+    if format(f, "g") != frac:
+        raise DelveError(f"{name!r}: write the fraction as {format(f, 'g')} ({base}@{f:g})")
+    return base, f
+
+
+def fraction_name(base: str, fraction: float) -> str:
+    """The canonical name of ``base`` with ``fraction`` of its budget."""
+    return base if fraction == 1 else f"{base}@{format(fraction, 'g')}"
 
 
 @dataclass(frozen=True)
@@ -44,6 +77,16 @@ class MethodSpec:
     budget: dict = field(default_factory=dict)
     description: str = ""
     source: str = ""
+    short: str = ""  # the YAML's one-line ``summary`` (see :attr:`summary`)
+    #: ``METHOD@F``: the method this one scales, and F (1 for a plain method)
+    base: str = ""
+    fraction: float = 1.0
+
+    @property
+    def seed_name(self) -> str:
+        """The name its random seed derives from: a budget fraction of a method draws the
+        same random numbers as the method itself, so a snapshot equals a shorter run."""
+        return self.base or self.name
 
     def load_class(self) -> type:
         mod, _, attr = self.plugin.partition(":")
@@ -73,6 +116,58 @@ class MethodSpec:
             "nor a regressor with fit/predict"
         )
 
+    def budget_rule(self, mode: str | None = None) -> str:
+        """The budget rule in words: ``cpu 30 s/case``, ``work 20000``, ... (``mode``: only
+        that mode's part; None: both modes and the hard limit). CPU seconds are
+        1996-machine seconds, multiplied by ``--time-scale`` when a run starts."""
+        b = self.budget or {}
+        cpu = []
+        if b.get("cpu_fixed"):
+            cpu.append(f"{_num(b['cpu_fixed'])} s")
+        if b.get("cpu_per_case") is not None:
+            cpu.append(f"{_num(b['cpu_per_case'])} s/case")
+        cpu_text = " + ".join(cpu) + (
+            f" (at most {_num(b['cpu_cap'])} s)" if "cpu_cap" in b else ""
+        )
+        work = []
+        if b.get("work"):
+            work.append(_num(b["work"]))
+        if b.get("work_per_case") is not None:
+            work.append(f"{_num(b['work_per_case'])}/case")
+        work_text = " + ".join(work) + (
+            f" (at most {_num(b['work_cap'])})" if "work_cap" in b else ""
+        )
+        if mode == "cpu":
+            return f"cpu {cpu_text}" if cpu else "no cpu budget"
+        if mode == "work":
+            return f"work {work_text}" if work else "no work budget"
+        parts = ([f"cpu {cpu_text}"] if cpu else []) + ([f"work {work_text}"] if work else [])
+        if b.get("hard_limit") is not None:
+            parts.append(f"hard limit {_num(b['hard_limit'])} s")
+        return "; ".join(parts) or "runs to completion"
+
+    def losses_served(self) -> tuple[str, ...] | None:
+        """The losses the method gives (``L`` needs a predictive density); None when its
+        plugin cannot be imported here."""
+        try:
+            cls = self.load_class()
+        except DelveError:
+            return None
+        if isinstance(cls, type) and issubclass(cls, Method):
+            return tuple(cls.losses)
+        from .sklearn import SklearnRegressor
+
+        return tuple(SklearnRegressor.losses)
+
+    @property
+    def summary(self) -> str:
+        """One line: the YAML's ``summary``, else the description's first sentence."""
+        if self.short:
+            return self.short
+        text = " ".join(self.description.split())
+        m = re.search(r"[.;:](\s|$)", text)
+        return text[: m.start() + 1].rstrip(";:") if m else text
+
     def make_budget(
         self, n_train: int, mode: str, time_scale: float = DEFAULT_TIME_SCALE
     ) -> Budget:
@@ -85,7 +180,7 @@ class MethodSpec:
             secs = float(fixed) + float(per or 0.0) * n_train
             if cap is not None:
                 secs = min(secs, float(cap))
-            return Budget(mode="cpu", cpu_seconds=secs * time_scale)
+            return Budget(mode="cpu", cpu_seconds=secs * time_scale * self.fraction)
         if mode != "work":
             raise DelveError(f"budget mode must be cpu or work, not {mode!r}")
         work = b.get("work")
@@ -95,11 +190,17 @@ class MethodSpec:
         units = int(work or 0) + int(round(float(per or 0) * n_train))
         if b.get("work_cap") is not None:
             units = min(units, int(b["work_cap"]))
+        if self.fraction != 1:
+            units = max(1, int(round(units * self.fraction)))
         return Budget(mode="work", work=units)
 
 
+def _num(x) -> str:
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
 #: the keys a method spec may have, and those of its ``budget``
-KEYS = ("name", "plugin", "params", "budget", "description")
+KEYS = ("name", "plugin", "params", "budget", "summary", "description")
 BUDGET_KEYS = (
     "cpu_per_case",
     "cpu_fixed",
@@ -155,24 +256,21 @@ def _parse_file(path: Path) -> MethodSpec:
             if not _PARAM.match(k):
                 raise params.error(k, "is not a keyword argument name")
     return MethodSpec(
-        name,
-        plugin,
-        dict(params.raw) if params else {},
-        _budget(f),
-        f.optional("description").strip(),
-        str(path),
+        name=name,
+        plugin=plugin,
+        params=dict(params.raw) if params is not None else {},
+        budget=_budget(f),
+        description=f.optional("description").strip(),
+        source=str(path),
+        short=" ".join((f.text("summary", "") or "").split()),
     )
 
 
 @functools.lru_cache(maxsize=1)
 def _entry_point_specs() -> dict[str, MethodSpec]:
     out: dict[str, MethodSpec] = {}
-    try:
-        eps = metadata.entry_points(group="delve_bench.methods")
-    except TypeError:  # pragma: no cover - Python < 3.10
-        eps = metadata.entry_points().get("delve_bench.methods", [])
-    for ep in eps:
-        out[ep.name] = MethodSpec(ep.name, ep.value, source=f"entry point {ep.value}")
+    for ep in metadata.entry_points(group="delve_bench.methods"):
+        out[ep.name] = MethodSpec(name=ep.name, plugin=ep.value, source=f"entry point {ep.value}")
     return out
 
 
@@ -191,7 +289,14 @@ def method_names(ws: Workspace) -> list[str]:
 
 
 def method_spec(ws: Workspace, name: str) -> MethodSpec:
-    """The spec of method ``name``; a one-line error with close names when unknown."""
+    """The spec of method ``name`` (or ``METHOD@F``); a one-line error with close names
+    when unknown."""
+    base, fraction = split_fraction(name)
+    if fraction is not None:
+        spec = method_spec(ws, base)
+        if not any(spec.budget.get(k) is not None for k in _BUDGET_KEYS):
+            raise DelveError(f"{name!r}: {base} has no budget to take a fraction of")
+        return dataclasses.replace(spec, name=name, base=base, fraction=fraction)
     if not _NAME.match(name):
         raise DelveError(f"{name!r} is not a method name")
     files = _method_files(ws)

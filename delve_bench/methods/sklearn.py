@@ -9,6 +9,7 @@ method's seeded generator fills ``random_state`` when the estimator has one.
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 import numpy as np
 
@@ -23,7 +24,7 @@ def is_sklearn_classifier(cls) -> bool:
 class SklearnRegressor(Method):
     """Wrap a regressor class (or ``"module:Class"``) with keyword parameters."""
 
-    losses = ("S", "A")
+    losses: tuple[str, ...] = ("S", "A")
 
     def __init__(self, estimator, **params):
         if isinstance(estimator, str):
@@ -31,7 +32,7 @@ class SklearnRegressor(Method):
             estimator = getattr(importlib.import_module(mod), attr)
         self.estimator_cls = estimator
         self.params = params
-        self.model = None
+        self.model: Any = None  # the fitted estimator
 
     def fit(self, X: np.ndarray, y: np.ndarray, ctx: FitContext) -> None:
         self.model = self._make(ctx)

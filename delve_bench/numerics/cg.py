@@ -1,5 +1,5 @@
 """Conjugate-gradient minimiser with the Wolfe–Powell line search of Rasmussen (1996)
-(spec/methods-thesis.md §6; thesis App. B, C functions ``conj`` and ``lns``).
+(Rasmussen 1996 App. B, C functions ``conj`` and ``lns``).
 
 The one CG minimiser of the package: gp-map-1 uses it for the GP hyperparameters and
 mlp-ese-1 for the network weights. It minimises ``f`` given a function returning
@@ -7,7 +7,7 @@ mlp-ese-1 for the network weights. It minimises ``f`` given a function returning
 one search direction plus one line search.
 
 * Polak–Ribière directions with a fall-back to steepest descent when the new direction
-  is not a descent direction; no periodic restarts (§6.4).
+  is not a descent direction; no periodic restarts.
 * Initial step ``1/(1 + |g|^2)`` and then ``z_i = z_{i-1} min(d_{i-1}/d_i, RATIO)`` (eq. B.2).
 * The 1996 constants RHO = 0.25, SIG = 0.5, INT = 0.1, EXT = 3, MAX = 20, RATIO = 100
   (not the later ``minimize.m`` ones).
@@ -15,7 +15,7 @@ one search direction plus one line search.
   evaluation or iteration limit or a budget is reached, or when the caller's stop
   predicate says so (e.g. early stopping on a validation set after each line search).
 
-Readings of the §11 items (#8, #9), all [G] recommendations of the spec:
+Departures from the C code (docs/methods/gp.md, gp-map-1 departure 2):
 
 * the "line search failed" flag is reset when a minimisation starts (the C ``static`` was not);
 * after a failed line search the retry uses the gradient at the *current* point (the C
@@ -30,7 +30,7 @@ Readings of the §11 items (#8, #9), all [G] recommendations of the spec:
 (a1) alone, failure leaves x at the last evaluated point).
 
 Non-finite values: an evaluation returning ``f = +inf`` or NaN (e.g. a covariance matrix
-that is not positive definite, spec §11 #21) is treated as ``+inf`` and the line search
+that is not positive definite) is treated as ``+inf`` and the line search
 backtracks towards the last finite point; the minimiser never raises on it.
 
 Lazy gradients: ``fun`` may return the gradient as a zero-argument callable. The line
@@ -123,9 +123,10 @@ class _Point:
             self.f, self._g, self._d = np.float64(np.inf), np.zeros_like(x0), np.float64(np.inf)
 
     @classmethod
-    def known(cls, f, g: np.ndarray, d) -> _Point:
+    def known(cls, f, g: np.ndarray, d, s: np.ndarray) -> _Point:
+        """The start point ``x0`` (``z = 0``), whose value, gradient and slope are known."""
         p = cls.__new__(cls)
-        p.z, p.f, p._g, p._d, p.s = np.float64(0.0), np.float64(f), g, np.float64(d), None
+        p.z, p.f, p._g, p._d, p.s = np.float64(0.0), np.float64(f), g, np.float64(d), s
         return p
 
     @property
@@ -169,7 +170,7 @@ def line_search(
     max_evals: int = MAX,
     faithful: bool = False,
 ) -> tuple[LineSearch, np.ndarray, np.ndarray]:
-    """The thesis' ``lns``: find a Wolfe–Powell point along ``s`` from ``x0`` (§6.3).
+    """The thesis' ``lns``: find a Wolfe–Powell point along ``s`` from ``x0`` (App. B).
 
     ``f1``, ``g1`` are ``f`` and its gradient at ``x0`` (``g1^T s < 0``); ``z`` is the
     initial guess of the step. Returns the outcome, the new point and its gradient.
@@ -184,7 +185,7 @@ def _lns(fun, x0, f1, g1, s, z, max_evals, faithful):
     The variable names follow the C code: point 2 is the current point (``p2``), point 3
     the other interpolation point at ``z3`` relative to point 2."""
     d1 = np.float64(g1 @ s)
-    best = _Point.known(f1, g1, d1)  # the lowest point so far
+    best = _Point.known(f1, g1, d1, s)  # the lowest point so far
     p2 = _Point(fun, x0, s, z)
     evals = 1
     if p2.f < best.f:
@@ -247,7 +248,7 @@ def _lns(fun, x0, f1, g1, s, z, max_evals, faithful):
         return _result(False, f1, d1, z, p2.f, p2.d, evals), x0 + z * s, g2
     gb = best.g
     if not np.isfinite(best.f):  # its lazy gradient turned out non-finite: stay at x0
-        best, gb = _Point.known(f1, g1, d1), g1
+        best, gb = _Point.known(f1, g1, d1, s), g1
     return _result(False, f1, d1, best.z, best.f, best.d, evals), x0 + best.z * s, gb
 
 
@@ -283,7 +284,7 @@ class ConjugateGradient:
         self.failed = 0
         self.converged = False
         self._restart_direction()
-        self._ls_failed = False  # reset on restart (§11 #8)
+        self._ls_failed = False  # reset on restart (the C ``static`` was not)
 
     def _restart_direction(self) -> None:
         self.s = -self.g
@@ -345,7 +346,7 @@ def minimize(
     max_iter: int | None = None,
     faithful: bool = False,
 ) -> CGResult:
-    """Minimise ``f`` from ``x0`` with the thesis' CG; ``fun(x)`` returns ``(f, grad)``.
+    """Minimise ``f`` from ``x0`` with the thesis' conjugate gradients (App. B).
 
     Stops at ``max_evals`` evaluations (the count includes the start point and is never
     exceeded: the last line search is shortened), ``max_iter`` iterations, when
@@ -353,6 +354,31 @@ def minimize(
     line_search)`` (called after every line search) returns true, or on convergence
     (two consecutive failed line searches). The returned point is the current CG point,
     which with the default (non-faithful) line search is also the best point found.
+
+    Parameters
+    ----------
+    fun : callable
+        ``fun(x) -> (f, grad)`` for x of shape (d,): the value and the gradient of shape
+        (d,), or a zero-argument callable returning it (computed only when the line search
+        needs the slope). One call is one evaluation. A non-finite f is treated as +inf.
+    x0 : ndarray of shape (d,)
+        Start point; f must be finite there.
+    max_evals : int, optional
+        Limit on evaluations.
+    budget : object with ``exhausted(evals) -> bool``, optional
+        E.g. a :class:`delve_bench.methods.base.Budget`, checked between iterations.
+    callback : callable, optional
+        ``callback(cg, line_search)`` after every line search; a true result stops.
+    max_iter : int, optional
+        Limit on iterations (line searches).
+    faithful : bool
+        The literal C line search (see the module docstring).
+
+    Returns
+    -------
+    CGResult
+        ``x`` (d,), ``f``, ``g`` (d,), evaluations, iterations, failed line searches, the
+        stop ``status`` and the value after every iteration (``trace``).
     """
     cg = ConjugateGradient(fun, x0, faithful=faithful)
     trace = [cg.f]

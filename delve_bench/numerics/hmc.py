@@ -1,12 +1,12 @@
-"""Hybrid (Hamiltonian) Monte Carlo on a flat parameter vector (spec/methods-thesis.md
-§7.6 and §9.2; Duane et al. 1987, Horowitz 1991, Neal 1994).
+"""Hybrid (Hamiltonian) Monte Carlo on a flat parameter vector (Duane et al. 1987,
+Horowitz 1991, Neal 1994; Rasmussen 1996 §3.7 and §4.6).
 
 The one HMC sampler of the package, shared by gp-mc-1 (GP hyperparameters: one leapfrog
 step, persistence 0.95) and mlp-mc-1 (network weights: 100 steps, window 10, per-weight
 step sizes, persistence 0.95). It knows nothing about either model: it samples from
 ``exp(-E(x))`` given a function returning ``(E, dE/dx)`` (the gradient may be a
 zero-argument callable, as for :mod:`.cg`). ``E = +inf`` (or NaN) marks an
-impossible state (e.g. a covariance that is not positive definite, spec §11 #21): the
+impossible state (e.g. a covariance that is not positive definite): the
 trajectory is rejected, never an exception.
 
 Pieces, used in the order the caller wants:
@@ -22,8 +22,8 @@ Pieces, used in the order the caller wants:
 
 Momentum convention (persistent HMC): after an accepted trajectory the momentum is the
 simulated one, after a rejection it is the *negated* start-window momentum. This is
-Horowitz' rule as used by gp-mc-1 (§9.2) and equals FBM's ``hybrid`` (negate on accept)
-followed by ``negate`` (§7.6) as used by mlp-mc-1. With a full refresh it is immaterial.
+Horowitz' rule as used by gp-mc-1 (thesis §4.6) and equals FBM's ``hybrid`` (negate on accept)
+followed by ``negate`` as used by mlp-mc-1 (thesis App. A.4). With a full refresh it is immaterial.
 
 Windowed acceptance (Neal 1994; FBM ``hybrid L:W``): the current state is put at a
 uniformly drawn index ``s`` in ``0..W-1`` of a trajectory of states ``0..L``, simulated
@@ -140,12 +140,36 @@ class Trajectory:
 
 
 class HMC:
-    """Hybrid Monte Carlo state and statistics for one chain.
+    """Hybrid Monte Carlo state and statistics for one chain, sampling ``exp(-E(x))``.
 
-    ``energy(x) -> (E, grad)``; ``step_size`` is a scalar or one step per coordinate and
-    may be changed between trajectories (e.g. Neal's heuristic after each Gibbs update).
-    ``momentum``: the initial momentum (default zero, as in gp-mc-1; call
-    :meth:`refresh_momentum` with persistence 0 for a fresh draw).
+    Parameters
+    ----------
+    energy : callable
+        ``energy(x) -> (E, grad)`` for x of shape (d,); the gradient (d,) may be a
+        zero-argument callable. ``E = +inf`` (or NaN) marks an impossible state.
+    x0 : ndarray of shape (d,)
+        Start point; the energy must be finite there.
+    rng : numpy.random.Generator
+        Source of momenta, window offsets and acceptance draws.
+    step_size : float or ndarray of shape (d,)
+        Leapfrog step, per coordinate if an array; may be changed between trajectories
+        (e.g. Neal's heuristic after each Gibbs update).
+    n_steps : int
+        Leapfrog steps per trajectory (L).
+    window : int
+        Acceptance window W, 1 <= W <= L + 1 (1: plain Metropolis acceptance).
+    persistence : float
+        Momentum persistence a in [0, 1) of :meth:`refresh_momentum`.
+    momentum : ndarray of shape (d,), optional
+        Initial momentum; zero by default, as in gp-mc-1 (call :meth:`refresh_momentum`
+        with persistence 0 for a fresh draw).
+
+    Attributes
+    ----------
+    x, p, grad : ndarray of shape (d,)
+        Current position, momentum and gradient; ``E`` the current energy.
+    evals, trajectories, accepted : int
+        Energy evaluations, trajectories run and accepted so far.
     """
 
     def __init__(
@@ -219,8 +243,8 @@ class HMC:
             else:
                 dH = float(logsumexp(-H[:W]) - logsumexp(-H[L - W + 1 :]))  # F_acc - F_rej
             prob = float(np.exp(min(0.0, -dH))) if np.isfinite(dH) else 0.0
-        else:
-            states, H, dH, prob = None, None, np.inf, 0.0
+        else:  # impossible: rejected, and the reject window is the start alone
+            states, H, dH, prob = [], np.empty(0), np.inf, 0.0
         self.sum_accept_prob += prob
         if prob > 0 and self.rng.random() < prob:
             lo = L - W + 1
@@ -229,7 +253,7 @@ class HMC:
             self.x, self.p, self.E, self.grad = new.x, new.p, new.E, new.grad
             self.accepted += 1
             return Trajectory(accepted=True, delta_H=float(dH), accept_prob=prob, evals=evals)
-        if W > 1 and states is not None:  # a state of the reject window
+        if W > 1 and states:  # a state of the reject window
             back_to = states[self._pick(H[:W])]
         else:
             back_to = start

@@ -1,5 +1,5 @@
 """Medians of per-case Gaussian mixtures, for the A loss of the Monte Carlo methods
-(spec/methods-thesis.md §7.8, §9.2, §11 #17).
+(Rasmussen 1996 §3.7 and §4.6; docs/methods/gp.md and docs/methods/mlp.md).
 
 The thesis' programs estimate the median of an equal-weight mixture of K Gaussians by
 drawing 11 values from every component and taking the median of the 11 K values
@@ -41,7 +41,7 @@ def sampled_median(
     means: np.ndarray, vars: np.ndarray, rng: np.random.Generator, draws: int = MEDIAN_DRAWS
 ) -> np.ndarray:
     """The thesis' estimate: the median of ``draws`` samples from every (equally weighted)
-    component; an even count gives the mean of the two middle values (§11 #4)."""
+    component; an even count gives the mean of the two middle values."""
     means = np.asarray(means, dtype=float)
     z = rng.standard_normal((*means.shape, draws))
     x = means[..., None] + np.sqrt(vars)[..., None] * z

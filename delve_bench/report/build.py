@@ -1,12 +1,16 @@
 """``delve report``: write every table, optionally every diagram, and the HTML index.
 
-Output (under ``out``, default the workspace's ``results/``; DESIGN.md §8):
+Output (under ``out``, default the workspace's ``results/``; README "Reports"):
 
 * ``tables/<dataset>-<prototask>-<loss>.{md,csv,tex}``: per task and method;
 * ``tables/<dataset>-<prototask>-error.{md,csv,tex}``: for classification prototasks, the
   error rate (%) and model size, mean ± SD over instances (Hong, Chen et al. 2014's
   Tables 2-10), made with the Z report;
 * ``tables/{summary,ranks,wins}-<loss>.{md,csv,tex}``: across the reported prototasks;
+* ``tables/{rankings,disagree,pairs,tests}-<loss>.{md,csv,tex}``: rankings with
+  multiplicity-corrected per-task tests, against the Friedman/critical-difference view;
+* ``plots/cd-<loss>.{png,svg}`` with ``plot``: the critical-difference diagram beside the
+  grouping by the corrected DELVE tests;
 * ``plots/<dataset>-<prototask>-<loss>.{png,svg}`` with ``plot``: the DELVE diagrams;
 * ``index.html`` linking them all.
 
@@ -28,6 +32,17 @@ from .collect import PrototaskReport, collect, result_tasks, select_methods
 from .html import LossSummary, Section, render_index
 from .output import write_file
 from .overview import overview
+from .rankings import (
+    disagree_records,
+    disagree_table,
+    family_records,
+    family_table,
+    pairs_records,
+    pairs_table,
+    rankings,
+    rankings_records,
+    rankings_table,
+)
 
 
 @dataclass
@@ -68,11 +83,18 @@ def write_report(
     losses: tuple[str, ...] | None = None,
     out: Path | None = None,
     plot: bool = False,
+    plot_formats: tuple[str, ...] = ("svg", "png"),
+    correction: str = "holm",
+    posthoc: str = "nemenyi",
+    unit: str = "prototask",
 ) -> ReportFiles:
     """Write the report of ``methods`` (default: all with results) on the prototasks or
     tasks ``names`` (default: every task with results) for each loss; a loss is reported
     on the tasks that have it. ``losses`` None: S (regression tasks) and Z
-    (classification tasks)."""
+    (classification tasks).
+
+    ``correction`` (holm | bh), ``posthoc`` (nemenyi | holm) and ``unit`` (prototask |
+    task) set the rankings across tasks (:mod:`.rankings`)."""
     default = losses is None
     losses = ("S", "Z") if losses is None else losses
     methods = select_methods(ws, methods)
@@ -102,10 +124,14 @@ def write_report(
             if plot:
                 from .diagram import write_diagram
 
-                drawn = [str(p.relative_to(out)) for p in write_diagram(r, out / "plots")]
+                drawn = [
+                    str(p.relative_to(out)) for p in write_diagram(r, out / "plots", plot_formats)
+                ]
             res.tables += written
             res.plots += drawn
-            sections.append(Section(r, table, written, drawn, extra))
+            sections.append(
+                Section(report=r, table=table, tables=written, plots=drawn, extra=extra)
+            )
             res.warnings += _partial_warnings(r)
         ov = overview(reports, methods, loss)
         parts = []
@@ -117,7 +143,26 @@ def write_report(
             written = _write_table(out, f"{kind}-{loss}", table, records)
             res.tables += written
             parts.append((table, written))
-        summaries.append(LossSummary(ov, parts))
+        rk = rankings(reports, methods, loss, unit, correction, posthoc)
+        ranking_parts = []
+        for kind, table, records in (
+            ("rankings", rankings_table(rk), rankings_records(rk)),
+            ("disagree", disagree_table(rk), disagree_records(rk)),
+            ("pairs", pairs_table(rk), pairs_records(rk)),
+            ("tests", family_table(rk), family_records(rk)),
+        ):
+            written = _write_table(out, f"{kind}-{loss}", table, records)
+            res.tables += written
+            ranking_parts.append((table, written))
+        cd_plots: list[str] = []
+        if plot:
+            from .cd import write_cd_diagram
+
+            cd_plots = [str(p.relative_to(out)) for p in write_cd_diagram(rk, out / "plots")]
+            res.plots += cd_plots
+        summaries.append(
+            LossSummary(overview=ov, tables=parts, rankings=ranking_parts, plots=cd_plots)
+        )
     if not res.reports:
         asked = "" if default else f" with loss {', '.join(losses)}"
         raise DelveError(

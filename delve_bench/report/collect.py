@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -27,7 +28,7 @@ from ..stats.summary import compare, layout_of, summarize, task_standardizer
 from ..tasks.names import TaskRef
 from ..workspace import Workspace
 
-# The thesis' display order (spec/evaluation.md §8.4); other methods follow alphabetically.
+# The thesis' display order (Rasmussen 1996 Figs. 5.3-5.13); other methods follow alphabetically.
 THESIS_ORDER = (
     "lin-1",
     "knn-cv-1",
@@ -71,11 +72,12 @@ def result_tasks(ws: Workspace, methods: Iterable[str]) -> list[TaskRef]:
 
 
 def p_digit(p: float | None, bounded: bool = False) -> int | None:
-    """The one-digit p-value of the DELVE diagram (spec/evaluation.md §8.4).
+    """The one-digit p-value of the DELVE diagram (Rasmussen 1996 Figs. 5.3-5.13).
 
     p in percent rounded *up* (p <= 1 % gives 1, 8 % < p <= 9 % gives 9); None (blank) above
     9 % or when p is undefined. A p that the design only reports as ``p < 0.05`` (quasi-F
-    with fewer than 4 instances) is shown as 5, the spec's inferred reading (§13.5)."""
+    with fewer than 4 instances) is shown as 5 (the most the
+    design may claim; docs/statistics.md)."""
     if bounded:
         return 5
     if p is None or not math.isfinite(p):
@@ -255,7 +257,7 @@ def model_size(meta: dict) -> float | None:
 def method_cell(ws: Workspace, method: str, ref: TaskRef, layout, loss: str, st) -> MethodCell:
     """Read one method's instances of a task and summarise those that have ``loss``."""
     results, states = read_task_results(ws, method, ref, layout)
-    common = dict(
+    common: dict[str, Any] = dict(
         method=method,
         task_instances=len(layout.instances),
         missing=tuple(states["missing"]),
@@ -271,7 +273,7 @@ def method_cell(ws: Workspace, method: str, ref: TaskRef, layout, loss: str, st)
     used = tuple(r.instance for r in with_loss)
     if len(with_loss) < min_instances(layout.design):
         return MethodCell(status="too few", used=used, no_loss=no_loss, **common)
-    y = np.vstack([r.losses[loss] for r in with_loss])
+    y = np.vstack([x for r in with_loss if (x := r.losses[loss]) is not None])
     summary = summarize(y, layout.design, st, layout.size)
     status = "ok" if len(used) == len(layout.instances) else "partial"
     sizes = tuple(model_size(r.meta) for r in with_loss)
@@ -289,10 +291,15 @@ def pair_cell(a: MethodCell, b: MethodCell, design: str, st, n_train: int) -> Pa
     """The design's paired test of A - B on the instances both have (None if too few)."""
     shared = tuple(sorted(set(a.used) & set(b.used)))
     if a.y is None or b.y is None or len(shared) < min_instances(design):
-        return PairCell(a.method, b.method, shared, None)
+        return PairCell(a=a.method, b=b.method, instances=shared, comparison=None)
     ya = a.y[[a.used.index(i) for i in shared]]
     yb = b.y[[b.used.index(i) for i in shared]]
-    return PairCell(a.method, b.method, shared, compare(ya, yb, design, st, n_train=n_train))
+    return PairCell(
+        a=a.method,
+        b=b.method,
+        instances=shared,
+        comparison=compare(ya, yb, design, st, n_train=n_train),
+    )
 
 
 def task_report(ws: Workspace, ref: TaskRef, methods: list[str], loss: str) -> TaskReport:
@@ -304,7 +311,14 @@ def task_report(ws: Workspace, ref: TaskRef, methods: list[str], loss: str) -> T
         for i, a in enumerate(methods)
         for b in methods[i + 1 :]
     }
-    return TaskReport(ref, layout.design, len(layout.instances), layout.test_size, cells, pairs)
+    return TaskReport(
+        ref=ref,
+        design=layout.design,
+        task_instances=len(layout.instances),
+        test_size=layout.test_size,
+        cells=cells,
+        pairs=pairs,
+    )
 
 
 def select_methods(ws: Workspace, requested: list[str] | None) -> list[str]:
@@ -352,6 +366,8 @@ def collect(
             continue
         by_proto.setdefault((ref.dataset, ref.prototask), []).append(t)
     return [
-        PrototaskReport(ds, pt, loss, tuple(methods), tuple(ts))
+        PrototaskReport(
+            dataset=ds, prototask=pt, loss=loss, methods=tuple(methods), tasks=tuple(ts)
+        )
         for (ds, pt), ts in sorted(by_proto.items())
     ]

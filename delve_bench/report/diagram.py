@@ -1,4 +1,4 @@
-"""The DELVE diagram of one prototask and loss (spec/evaluation.md §8.4, thesis Figs. 5.3-5.13).
+"""The DELVE diagram of one prototask and loss (Rasmussen 1996 Figs. 5.3-5.13).
 
 * One box per task (training-set size, printed above it). Inside, one mark per method
   in display order and a fixed colour: a short horizontal line at the standardised
@@ -10,8 +10,8 @@
 * Under each box, the matrix of pairwise p-values of the design's test (paired t-test or
   Lindman's quasi-F): p in percent rounded up to one digit (1 = p <= 1 %, 9 = p <= 9 %),
   blank above 9 %, written in the winner's column and the loser's row; dots fill the
-  other off-diagonal cells (the reading spec §8.4 calls reasonable). A p the design only
-  reports as ``p < 0.05`` (quasi-F, fewer than 4 instances) is an italic 5 (spec §13.5).
+  other off-diagonal cells (our reading of the thesis' figures). A p the design only
+  reports as ``p < 0.05`` (quasi-F, fewer than 4 instances) is an italic 5.
 
 Rendering is deterministic: fixed font (DejaVu Sans, shipped with matplotlib), glyphs as
 paths, a fixed SVG hash salt and no dates in the metadata, so regenerated SVGs are
@@ -122,7 +122,8 @@ def _draw_box(ax, t: TaskReport, methods, col, scale, lo, hi, clip, loss) -> Non
     below = blended_transform_factory(ax.transData, ax.transAxes)
     for i, m in enumerate(methods):
         c = t.cells[m]
-        if not c.has_value:
+        mean, se = c.mean, c.se
+        if mean is None or se is None:
             ax.text(
                 i,
                 0.06,
@@ -135,7 +136,7 @@ def _draw_box(ax, t: TaskReport, methods, col, scale, lo, hi, clip, loss) -> Non
                 gid=f"empty-{t.ref.size}-{m}",
             )
             bar_top = None
-        elif c.mean > clip:
+        elif mean > clip:
             ax.text(
                 i,
                 0.985,
@@ -159,10 +160,10 @@ def _draw_box(ax, t: TaskReport, methods, col, scale, lo, hi, clip, loss) -> Non
             )
             bar_top = None
         else:
-            down = c.mean - c.se if scale == "linear" or c.mean - c.se > 0 else lo
-            ax.vlines(i, down, c.mean + c.se, color=col[m], lw=1.2)
-            ax.hlines(c.mean, i - 0.3, i + 0.3, color=col[m], lw=2.2)
-            bar_top = c.mean + c.se
+            down = mean - se if scale == "linear" or mean - se > 0 else lo
+            ax.vlines(i, down, mean + se, color=col[m], lw=1.2)
+            ax.hlines(mean, i - 0.3, i + 0.3, color=col[m], lw=2.2)
+            bar_top = mean + se
         if c.absent and c.status not in ("not run", "no loss"):
             kw = dict(ha="center", va="bottom", color=WARN, fontweight="bold", fontsize=9)
             gid = f"partial-{t.ref.size}-{m}"
@@ -225,7 +226,12 @@ def draw(r: PrototaskReport) -> Figure:
     top, plot_h, mid, mat_h = 0.55, 3.0, 0.12, 0.2 * M + 0.05
     foot = 0.14 * len(notes) + 0.2
     height = top + plot_h + mid + mat_h + foot
-    points = [(c.mean, c.se) for t in r.tasks for c in t.cells.values() if c.has_value]
+    points = [
+        (c.mean, c.se)
+        for t in r.tasks
+        for c in t.cells.values()
+        if c.mean is not None and c.se is not None
+    ]
     scale, lo, hi, clip = y_axis(points)
 
     fig = Figure(figsize=(width, height))
@@ -262,6 +268,9 @@ def draw(r: PrototaskReport) -> Figure:
     return fig
 
 
-def write_diagram(r: PrototaskReport, plots: Path) -> list[Path]:
-    """Write ``<stem>.png`` and ``<stem>.svg`` of the diagram; returns the paths."""
-    return save_figure(lambda: draw(r), plots / r.stem)
+def write_diagram(
+    r: PrototaskReport, plots: Path, formats: tuple[str, ...] = ("svg", "png")
+) -> list[Path]:
+    """Write ``<stem>.svg`` and ``<stem>.png`` of the diagram (or the given ``formats``);
+    returns the paths."""
+    return save_figure(lambda: draw(r), plots / r.stem, formats)

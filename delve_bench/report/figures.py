@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 from matplotlib.figure import Figure
 
 from .output import write_file
 
-RC = {
+RC: Any = {  # matplotlib types rc keys as literals
     "svg.hashsalt": "delve-bench",
     "svg.fonttype": "path",
     "font.family": "DejaVu Sans",

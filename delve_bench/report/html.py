@@ -2,7 +2,7 @@
 
 Self-contained (inline CSS, relative links, no scripts, fonts or other network assets)
 and free of dates and absolute paths, so it regenerates byte-identically. It starts with
-a short legend on how to read DELVE diagrams (spec/evaluation.md §8.4), then the
+a short legend on how to read DELVE diagrams (Rasmussen 1996 Figs. 5.3-5.13), then the
 cross-prototask summary per loss, then one section per prototask and loss.
 """
 
@@ -64,6 +64,22 @@ LEGEND = [
 ]
 
 
+CD_LEGEND = [
+    "Which method is best over many tasks? Two answers side by side. Top of the diagram: "
+    "the Friedman test on the methods' average ranks and its post-hoc test (Demšar 2006); "
+    "a bar joins methods whose average ranks do not differ significantly (with Nemenyi's "
+    "test: by less than the critical difference CD, drawn to scale). It ignores how sure "
+    "each task's result is. Bottom: the DELVE design's paired test on every task and pair, "
+    "all p-values adjusted together (Holm's correction by default), so that dozens of "
+    "tasks do not produce false wins; a bar joins methods that no task separates.",
+    "Tasks of one prototask share nested training sets and one test pool, so they are "
+    "not independent: by default the ranks and wins are aggregated per prototask (one "
+    "Friedman block per prototask; a win on a prototask is a significant win on at least "
+    "one of its tasks and no significant loss). The tables below list every pair, where "
+    "the two views disagree and why, and every corrected test.",
+]
+
+
 @dataclass
 class Section:
     """One prototask and loss: its report, table, and the files written for it."""
@@ -79,6 +95,8 @@ class Section:
 class LossSummary:
     overview: Overview
     tables: list[tuple[Table, list[str]]]  # (table, relative paths of its md/csv/tex)
+    rankings: list[tuple[Table, list[str]]] = field(default_factory=list)
+    plots: list[str] = field(default_factory=list)  # the CD diagram (png, svg)
 
 
 def _links(paths: list[str]) -> str:
@@ -109,9 +127,9 @@ def render_index(
     ]
     for s in summaries:
         out.append(f'<li><a href="#summary-{s.overview.loss}">Summary, {s.overview.loss}</a></li>')
-    for s in sections:
+    for sec in sections:
         out.append(
-            f'<li><a href="#{e(s.report.stem)}">{e(s.report.name)}, {s.report.loss}</a></li>'
+            f'<li><a href="#{e(sec.report.stem)}">{e(sec.report.name)}, {sec.report.loss}</a></li>'
         )
     out += ["</ul></nav>", '<h2 id="how-to-read">How to read these diagrams</h2>']
     out += [f"<p>{e(p)}</p>" for p in LEGEND]
@@ -126,22 +144,38 @@ def render_index(
         )
         for table, paths in s.tables:
             out.append(to_html(table) + _links(paths))
-    for s in sections:
-        r = s.report
+        if s.rankings:
+            out.append(
+                f'<h3 id="rankings-{s.overview.loss}">Rankings across tasks: critical '
+                "difference and corrected DELVE tests</h3>"
+            )
+            out += [f"<p>{e(p)}</p>" for p in CD_LEGEND]
+            png = [p for p in s.plots if p.endswith(".png")]
+            svg = [p for p in s.plots if p.endswith(".svg")]
+            if png:
+                out.append(
+                    f'<a href="{e(svg[0] if svg else png[0])}"><img src="{e(png[0])}" '
+                    f'alt="critical-difference diagram, loss {s.overview.loss}"></a>'
+                )
+                out.append(_links(s.plots))
+            for table, paths in s.rankings:
+                out.append(to_html(table) + _links(paths))
+    for sec in sections:
+        r = sec.report
         out.append(
             f'<h3 id="{e(r.stem)}">{e(r.name)}: {e(LOSS_NAMES[r.loss].lower())} ({r.loss})</h3>'
         )
-        png = [p for p in s.plots if p.endswith(".png")]
-        svg = [p for p in s.plots if p.endswith(".svg")]
+        png = [p for p in sec.plots if p.endswith(".png")]
+        svg = [p for p in sec.plots if p.endswith(".svg")]
         if png:
             target = svg[0] if svg else png[0]
             out.append(
                 f'<a href="{e(target)}"><img src="{e(png[0])}" '
                 f'alt="DELVE diagram of {e(r.name)}, loss {r.loss}"></a>'
             )
-        out.append(_links(s.tables + s.plots))
-        out.append(to_html(s.table))
-        out += [to_html(t) for t in s.extra]
+        out.append(_links(sec.tables + sec.plots))
+        out.append(to_html(sec.table))
+        out += [to_html(t) for t in sec.extra]
     if other_files:
         out.append("<h2>Other files</h2>")
         out.append(

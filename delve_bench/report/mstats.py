@@ -1,13 +1,23 @@
-"""DELVE's ``mstats`` text layout (spec/delve-original.md §6.2).
+"""DELVE's ``mstats`` text layout (DELVE 1.1; docs/statistics.md).
 
 Each row is the label right-justified to 48 columns, ``:``, then two ``%13s`` fields
 (Raw value, Standardized) holding ``%.9g`` numbers. Compare mode labels the first method
 by name and the second with a leading slash; the difference is first - second.
+
+The one deliberate departure from DELVE's layout: a space always follows the ``:``, so a
+13-character number (``0.00367217987``) cannot run into its label; the number columns sit
+one place further right than in DELVE's output.
+
+The 2-way design's rows name the SD components as DELVE does; their ``--json`` keys are
+``sd_train``, ``sd_cases`` and ``sd_interaction`` (:mod:`delve_bench.stats.results`).
 """
 
 from __future__ import annotations
 
+import textwrap
+
 from ..losses import LOSS_NAMES
+from ..stats.results import ComparisonResult, StatsResult
 
 
 def _num(x) -> str:
@@ -15,14 +25,14 @@ def _num(x) -> str:
 
 
 def _row(label: str, raw, std) -> str:
-    return f"{label:>48}:{_num(raw):>13} {_num(std):>13}"
+    return f"{label:>48}: {_num(raw):>13} {_num(std):>13}"
 
 
 def _header(path: str, loss: str) -> list[str]:
     return [
         path,
         f"Loss: {loss} ({LOSS_NAMES[loss]})",
-        f"{'Raw value':>63}{'Standardized':>15}",
+        f"{'Raw value':>64}{'Standardized':>15}",
         "",
     ]
 
@@ -45,7 +55,13 @@ def _sd_rows(s: dict) -> list[str]:
     rows = ["", _row("SD from training sets & stochastic training", s["sd_train"], st["sd_train"])]
     if s["design"] == "2-way":
         rows.append(_row("SD from test cases", s["sd_cases"], st["sd_cases"]))
-        rows.append(_row("SD from interactions & stoch. prediction", s["sd_test"], st["sd_test"]))
+        rows.append(
+            _row(
+                "SD from interactions & stoch. prediction",
+                s["sd_interaction"],
+                st["sd_interaction"],
+            )
+        )
     else:
         rows.append(
             _row("SD from test cases & stoch. pred. & interactions", s["sd_test"], st["sd_test"])
@@ -83,8 +99,9 @@ def _based_on(s: dict) -> list[str]:
     return lines
 
 
-def format_summary(s: dict) -> str:
+def format_summary(result: StatsResult) -> str:
     """``mstats -l LOSS /METHOD/TASK`` for one method."""
+    s = result.to_dict()
     st = s["standardized"]
     lines = _header(f"/{s['method']}/{s['task']}", s["loss"])
     lines += [
@@ -94,9 +111,10 @@ def format_summary(s: dict) -> str:
     return "\n".join(lines + _sd_rows(s) + _based_on(s)) + "\n"
 
 
-def format_comparison(c: dict, permutation: bool | None = None) -> str:
+def format_comparison(result: ComparisonResult, permutation: bool | None = None) -> str:
     """``mstats -c B -l LOSS /A/TASK``: A's and B's expected losses, A - B and its test;
     the sign-flip permutation test too when ``permutation`` (default: for the Z loss)."""
+    c = result.to_dict()
     st = c["standardized"]
     lines = _header(f"/{c['method_a']}/{c['task']}", c["loss"])
     lines += [
@@ -128,13 +146,18 @@ def format_comparison(c: dict, permutation: bool | None = None) -> str:
                 "    (the realisations overlap: the permutation test, like an uncorrected "
                 "t-test, is anti-conservative here)"
             )
-    if "posterior_opposite_sign" in c:
+    if c["posterior_opposite_sign"] is not None:
         source = "eq. 2.16" if c["design"] == "hierarchical" else "2-way posterior"
         lines.append(
-            f"    Posterior mass on the other side of 0 ({source}): {c['posterior_opposite_sign']:.9g}"
+            f"    Posterior mass on the other side of 0 ({source}): "
+            f"{c['posterior_opposite_sign']:.9g}"
         )
         lines.append(
             f"    Posterior probability of A - B < 0: {c['posterior_prob_negative']:.9g}, "
             f"> 0: {c['posterior_prob_positive']:.9g}"
+        )
+    if c["bayes_note"]:
+        lines += textwrap.wrap(
+            f"Note: {c['bayes_note']}.", 88, initial_indent="    ", subsequent_indent="    "
         )
     return "\n".join(lines + _based_on(c)) + "\n"

@@ -4,7 +4,7 @@
   tasks where every ranked method has a value, so that every rank is out of the same
   field. Methods with no value on any task (e.g. no predictive density for L) are left
   out of the ranking rather than excluding every task.
-* Wins (Barrio et al. 2009, Table 2; spec/basis-selection.md §1B.4): cell (row R,
+* Wins (Barrio et al. 2009, Table 2 and §6.2.4): cell (row R,
   column C) counts the tasks on which C was significantly better than R, i.e. the
   design's paired test (t or quasi-F, on the instances both have) gave p < 0.05, a
   bounded ``p < 0.05`` included. A method's wins are its column sum, its losses its
@@ -56,6 +56,16 @@ def overview(reports: list[PrototaskReport], methods: list[str], loss: str) -> O
                 continue
             compared[(p.a, p.b)] += 1
             compared[(p.b, p.a)] += 1
-            if p.significant:
-                wins[(p.loser, p.winner)] += 1
-    return Overview(loss, tuple(methods), tasks, ranked, rank_tasks, average, wins, compared)
+            winner, loser = p.winner, p.loser
+            if p.significant and winner is not None and loser is not None:
+                wins[(loser, winner)] += 1
+    return Overview(
+        loss=loss,
+        methods=tuple(methods),
+        tasks=tasks,
+        ranked=ranked,
+        rank_tasks=rank_tasks,
+        average_rank=average,
+        wins=wins,
+        compared=compared,
+    )

@@ -19,6 +19,7 @@ import csv
 import html
 import io
 from dataclasses import dataclass
+from typing import Any
 
 from ..losses import LOSS_NAMES
 from ..stats.summary import DESIGN_TESTS
@@ -93,7 +94,8 @@ def _pair_text(t: TaskReport, row: str, col: str, loss: str) -> str:
 
 def prototask_table(r: PrototaskReport) -> Table:
     """Per task and method: standardised loss ± SE, instances, rank, pairwise tests."""
-    rows, groups = [], []
+    rows: list[tuple[str, ...]] = []
+    groups: list[int] = []
     for t in r.tasks:
         groups.append(len(rows))
         ranks = t.ranks_among()
@@ -223,7 +225,7 @@ def summary_records(ov: Overview) -> tuple[list[str], list[list]]:
     out = []
     for t in ov.tasks:
         ranks = t.ranks_among()
-        row = [t.ref.full_name, t.design]
+        row: list[Any] = [t.ref.full_name, t.design]
         for m in ov.methods:
             c = t.cells[m]
             row += [c.mean, c.se, len(c.used), ranks.get(m)]
@@ -250,7 +252,8 @@ def ranks_table(ov: Overview) -> Table:
         f"Average rank over the {len(ov.rank_tasks)} of {len(ov.tasks)} tasks on which every "
         "ranked method has a value (1 = lowest standardised loss; ties share the mean rank).",
         "Significant wins and losses: tasks on which the design's paired test gave p < 0.05 "
-        "(Barrio et al. 2009, Table 2).",
+        "(Barrio et al. 2009, Table 2), not corrected for the number of tests; the rankings "
+        f"table (rankings-{ov.loss}) counts them after Holm's correction, per prototask.",
     ]
     if left_out:
         notes.append(f"Not ranked (a method has no value): {', '.join(left_out)}.")
@@ -292,8 +295,8 @@ def wins_table(ov: Overview) -> Table:
         rows=rows,
         notes=(
             "Cell (row R, column C): the number of tasks on which C was significantly better "
-            f"than R (p < 0.05), out of the {len(ov.tasks)} tasks reported (Barrio et al. "
-            "2009, Table 2). Column sums are wins, row sums losses.",
+            f"than R (p < 0.05, uncorrected), out of the {len(ov.tasks)} tasks reported "
+            "(Barrio et al. 2009, Table 2). Column sums are wins, row sums losses.",
         ),
     )
 

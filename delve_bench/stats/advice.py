@@ -33,8 +33,12 @@ ALPHA = 0.05
 def components_of(c: dict) -> VarianceComponents:
     """Standardised variance components of a ``delve compare`` result dict."""
     s = c["standardized"]
+    residual = s["sd_test"] if c["design"] == "hierarchical" else s["sd_interaction"]
     return VarianceComponents(
-        c["design"], s["sd_train"] ** 2, s["sd_test"] ** 2, (s.get("sd_cases") or 0.0) ** 2
+        design=c["design"],
+        var_a=s["sd_train"] ** 2,
+        var_e=residual**2,
+        var_b=(s.get("sd_cases") or 0.0) ** 2,
     )
 
 
@@ -89,8 +93,9 @@ class PowerAnalysis:
     delta: float  # the difference to detect, standardised
     delta_source: str  # 'observed' | 'given' | 'relative'
     sd_train: float
-    sd_test: float
-    sd_cases: float | None
+    sd_test: float | None  # hierarchical: test cases & interactions (docs/json.md)
+    sd_cases: float | None  # 2-way: test cases
+    sd_interaction: float | None  # 2-way: interactions
     power: float
     detectable: float | None
     more_instances: Design | None
@@ -190,8 +195,9 @@ def power_analysis(
         delta=wanted,
         delta_source=source,
         sd_train=d.sd_train / st.scale,
-        sd_test=d.sd_test / st.scale,
+        sd_test=d.sd_test / st.scale if d.design == "hierarchical" else None,
         sd_cases=None if d.sd_cases is None else d.sd_cases / st.scale,
+        sd_interaction=None if d.sd_interaction is None else d.sd_interaction / st.scale,
         power=ss.current.power,
         detectable=ss.detectable,
         more_instances=ss.more_instances,

@@ -46,12 +46,12 @@ def mean_squares(y: np.ndarray, design: str) -> MeanSquares:
     ms_a = J * ((row - mean[..., None]) ** 2).sum(-1) / (I - 1)
     if design == "hierarchical":
         ms_e = ((y - row[..., None]) ** 2).sum((-2, -1)) / (I * (J - 1))
-        return MeanSquares(design, I, J, mean, ms_a, ms_e, None)
+        return MeanSquares(design=design, I=I, J=J, mean=mean, ms_a=ms_a, ms_e=ms_e, ms_b=None)
     col = y.mean(-2)
     ms_b = I * ((col - mean[..., None]) ** 2).sum(-1) / (J - 1)
     resid = y - row[..., :, None] - col[..., None, :] + mean[..., None, None]
     ms_e = (resid**2).sum((-2, -1)) / ((I - 1) * (J - 1))
-    return MeanSquares(design, I, J, mean, ms_a, ms_e, ms_b)
+    return MeanSquares(design=design, I=I, J=J, mean=mean, ms_a=ms_a, ms_e=ms_e, ms_b=ms_b)
 
 
 @dataclass(frozen=True)
@@ -77,8 +77,13 @@ class Anova:
     @property
     def sd_test(self) -> float:
         """sqrt(MSe): test cases & stoch. pred. & interactions (hierarchical), or
-        interactions & stoch. pred. (2-way)."""
+        interactions & stoch. pred. (2-way; reported as ``sd_interaction`` there)."""
         return float(np.sqrt(self.ms_e))
+
+    @property
+    def sd_interaction(self) -> float | None:
+        """SD from interactions & stochastic prediction, sqrt(MSe), 2-way only."""
+        return None if self.design != "2-way" else float(np.sqrt(self.ms_e))
 
     @property
     def sd_cases(self) -> float | None:
@@ -87,7 +92,26 @@ class Anova:
 
 
 def anova(y: np.ndarray, design: str) -> Anova:
-    """ANOVA estimates for losses ``y`` (I x J) under ``design``."""
+    """Random-effects ANOVA of one loss matrix (Rasmussen 1996 eqs. 2.4-2.7, 2.20-2.23).
+
+    Parameters
+    ----------
+    y : ndarray of shape (I, J)
+        Losses (or paired loss differences): I instances (training sets) by J test cases.
+    design : {"hierarchical", "2-way"}
+        Each instance with its own test cases, or one test set shared by all.
+
+    Returns
+    -------
+    Anova
+        The grand mean, the mean squares, the variance components truncated at 0 and the
+        standard error of the mean (docs/statistics.md).
+
+    Raises
+    ------
+    DelveError
+        With fewer than 2 instances or 2 test cases.
+    """
     y = np.asarray(y, dtype=float)
     if y.ndim != 2:
         raise ValueError("losses must be an (instances x test cases) matrix")
@@ -101,8 +125,30 @@ def anova(y: np.ndarray, design: str) -> Anova:
     var_a = max((ms_a - ms_e) / J, 0.0)
     if ms.ms_b is None:
         se = float(np.sqrt(var_a / I + ms_e / (I * J)))
-        return Anova(design, I, J, mean, ms_a, ms_e, None, var_a, None, se)
+        return Anova(
+            design=design,
+            I=I,
+            J=J,
+            mean=mean,
+            ms_a=ms_a,
+            ms_e=ms_e,
+            ms_b=None,
+            var_a=var_a,
+            var_b=None,
+            se=se,
+        )
     ms_b = float(ms.ms_b)
     var_b = max((ms_b - ms_e) / I, 0.0)
     se = float(np.sqrt(var_a / I + var_b / J + ms_e / (I * J)))
-    return Anova(design, I, J, mean, ms_a, ms_e, ms_b, var_a, var_b, se)
+    return Anova(
+        design=design,
+        I=I,
+        J=J,
+        mean=mean,
+        ms_a=ms_a,
+        ms_e=ms_e,
+        ms_b=ms_b,
+        var_a=var_a,
+        var_b=var_b,
+        se=se,
+    )

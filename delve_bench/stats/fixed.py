@@ -47,6 +47,11 @@ def fixed_split_t(e: FixedEstimate) -> TestResult:
     """Paired t-test over the test cases of the one training set."""
     nu = e.n_test - 1
     if e.se <= 0:
-        return TestResult("case t", None, (nu,), None)
+        return TestResult(test="case t", statistic=None, df=(nu,), p=None)
     t = e.mean / e.se
-    return TestResult("case t", float(t), (nu,), float(betainc(nu / 2, 0.5, nu / (nu + t * t))))
+    return TestResult(
+        test="case t",
+        statistic=float(t),
+        df=(nu,),
+        p=float(betainc(nu / 2, 0.5, nu / (nu + t * t))),
+    )

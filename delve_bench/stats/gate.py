@@ -48,7 +48,7 @@ class ResultsTree(Workspace):
     results_dir: Path = Path("results")
 
     @property
-    def results(self) -> Path:  # type: ignore[override]
+    def results(self) -> Path:
         return self.results_dir
 
 
@@ -125,9 +125,11 @@ def _test_over_cases(d: np.ndarray) -> TestResult:
     J = len(x)
     sd = x.std(ddof=1)
     if sd == 0:
-        return TestResult("t (test cases)", None, (J - 1,), None)
+        return TestResult(test="t (test cases)", statistic=None, df=(J - 1,), p=None)
     t = x.mean() / (sd / np.sqrt(J))
-    return TestResult("t (test cases)", float(t), (J - 1,), float(2 * sps.t.sf(abs(t), J - 1)))
+    return TestResult(
+        test="t (test cases)", statistic=float(t), df=(J - 1,), p=float(2 * sps.t.sf(abs(t), J - 1))
+    )
 
 
 def _test(d: np.ndarray, design: str, n_train: int) -> TestResult:
@@ -158,7 +160,7 @@ def _row(ws, base, method, ref, loss, margin) -> CheckRow | None:
         groups.setdefault(state.get(i, f"no {loss} loss"), []).append(i)
     why = "; ".join(f"{k}: {' '.join(map(str, v))}" for k, v in groups.items())
     st = task_standardizer(ws, layout, loss)
-    yb = np.vstack([r.losses[loss] for r in wanted])
+    yb = np.vstack([x for r in wanted if (x := r.losses[loss]) is not None])
     if missing:
         return CheckRow(
             **common,
@@ -175,7 +177,7 @@ def _row(ws, base, method, ref, loss, margin) -> CheckRow | None:
             p_adjusted=None,
             p_change=None,
         )
-    yc = np.vstack([cur[r.instance].losses[loss] for r in wanted])
+    yc = np.vstack([x for r in wanted if (x := cur[r.instance].losses[loss]) is not None])
     mb, mc = float(yb.mean()), float(yc.mean())
     change = (mc - mb) if loss == "L" else ((mc / mb - 1) if mb != 0 else None)
     delta = margin if loss == "L" else margin * abs(mb)
@@ -246,4 +248,4 @@ def check(
             elif pc is not None and pc < alpha and (r.current or 0.0) < (r.baseline or 0.0):
                 status = "better"
         final.append(CheckRow(**{**asdict(r), "status": status, "p_adjusted": pa}))
-    return CheckResult(str(base.results), alpha, margin, tuple(final))
+    return CheckResult(baseline=str(base.results), alpha=alpha, margin=margin, rows=tuple(final))

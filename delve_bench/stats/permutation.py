@@ -59,8 +59,8 @@ def sign_flip_test(d, resamples: int = 100_000, rng: np.random.Generator | None 
     p = float(sign_flip_p_value(d, resamples, rng))
     exact = len(d) <= MAX_EXACT
     return TestResult(
-        "sign-flip" if exact else "sign-flip (sampled)",
-        float(d.mean()),
-        (float(2 ** len(d)) if exact else float(resamples),),
-        p,
+        test="sign-flip" if exact else "sign-flip (sampled)",
+        statistic=float(d.mean()),
+        df=(float(2 ** len(d)) if exact else float(resamples),),
+        p=p,
     )

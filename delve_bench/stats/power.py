@@ -58,7 +58,9 @@ class VarianceComponents:
     def scaled(self, scale: float) -> VarianceComponents:
         """The same components for the loss divided by ``scale``."""
         s2 = scale * scale
-        return VarianceComponents(self.design, self.var_a / s2, self.var_e / s2, self.var_b / s2)
+        return VarianceComponents(
+            design=self.design, var_a=self.var_a / s2, var_e=self.var_e / s2, var_b=self.var_b / s2
+        )
 
     def var_mean(self, I: int, J: int) -> float:
         """Variance of the estimated expected difference with I instances, J test cases
@@ -161,21 +163,23 @@ def simulated_power(
     """Rejection rate over ``studies`` simulated loss matrices (the check of
     :func:`power`): each study draws a_i, b_j, e_ij from the components and is analysed
     by :func:`~.anova.mean_squares` and the design's test, exactly as real results are."""
-    from .simulate import simulate_losses
-
-    rng = rng or np.random.default_rng(0)
-    y = simulate_losses(vc, I, J, studies, rng, mean=delta)
     from .anova import mean_squares
+    from .simulate import batches, simulate_losses
 
-    ms = mean_squares(y, vc.design)
-    if vc.design == "hierarchical":
-        p, _ = t_p_value(ms.mean, ms.ms_a, I, J)
-    else:
-        assert ms.ms_b is not None
-        p, *_ = quasi_f_p_value(ms.mean, ms.ms_a, ms.ms_b, ms.ms_e, I, J)
-        if I < BOUNDED_BELOW and alpha < BOUND:
-            return 0.0
-    return float(np.mean(p < alpha))
+    if vc.design == "2-way" and I < BOUNDED_BELOW and alpha < BOUND:
+        return 0.0
+    rng = rng or np.random.default_rng(0)
+    rejected = 0
+    for n in batches(studies, I, J):
+        y = simulate_losses(vc, I, J, n, rng, mean=delta)
+        ms = mean_squares(y, vc.design)
+        if vc.design == "hierarchical":
+            p, _ = t_p_value(ms.mean, ms.ms_a, I, J)
+        else:
+            assert ms.ms_b is not None
+            p, *_ = quasi_f_p_value(ms.mean, ms.ms_a, ms.ms_b, ms.ms_e, I, J)
+        rejected += int(np.sum(p < alpha))
+    return rejected / studies
 
 
 def detectable_difference(
@@ -211,7 +215,13 @@ def _smallest(pred, lo: int, hi: int) -> int | None:
 
 def _design(vc, delta, I, J, n, pool, alpha) -> Design:
     used = cases_used(vc.design, I, J, n)
-    return Design(I, J, power(vc, delta, I, J, alpha), used, used <= pool)
+    return Design(
+        instances=I,
+        test_cases=J,
+        power=power(vc, delta, I, J, alpha),
+        cases=used,
+        fits=used <= pool,
+    )
 
 
 def required_instances(

@@ -51,8 +51,8 @@ def corrected_resampled_t_test(d, train_size: int, test_size: int) -> TestResult
     p, t = corrected_resampled_p_value(d, train_size, test_size)
     I = len(np.asarray(d))
     if np.isnan(p):
-        return TestResult("corrected t", None, (I - 1,), None)
-    return TestResult("corrected t", float(t), (I - 1,), float(p))
+        return TestResult(test="corrected t", statistic=None, df=(I - 1,), p=None)
+    return TestResult(test="corrected t", statistic=float(t), df=(I - 1,), p=float(p))
 
 
 @dataclass(frozen=True, kw_only=True)

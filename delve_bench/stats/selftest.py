@@ -22,7 +22,8 @@ which may only be conservative) or a golden number is off.
 
 It also recomputes the golden numbers: the thesis' Fig. 2.2 comparison (SE 11.4545,
 p = 0.0399300, posterior mass 2.3 % in Fig. 2.3) and the mstats example of DELVE 1.1's
-manual data (p = 0.052988021), each from the printed standard deviations.
+manual data (p = 0.052988021), each from the printed standard deviations, and Demšar
+(2006)'s worked Friedman example (chi2_F = 9.28, CD = 1.25).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from .anova import Anova, anova, mean_squares
 from .bayes import posterior
 from .permutation import sign_flip_p_value
 from .power import VarianceComponents
+from .ranking import DEMSAR_METHODS, DEMSAR_RANKS, block_ranks, friedman
 from .resampled import corrected_resampled_p_value
 from .simulate import batches, matrix_with_components, simulate_losses
 from .tests import BOUND, BOUNDED_BELOW, quasi_f_p_value, t_p_value, t_test
@@ -64,10 +66,10 @@ class Setting:
     @property
     def components(self) -> VarianceComponents:
         return VarianceComponents(
-            self.design,
-            self.sd_train**2,
-            self.sd_e**2,
-            self.sd_cases**2 if self.design == "2-way" else 0.0,
+            design=self.design,
+            var_a=self.sd_train**2,
+            var_e=self.sd_e**2,
+            var_b=self.sd_cases**2 if self.design == "2-way" else 0.0,
         )
 
 
@@ -155,7 +157,9 @@ def _rate(test: str, p: np.ndarray, alpha: float, must_hold: bool) -> Rate:
     rate = float(np.mean(p < alpha))
     lo, hi = binomial_interval(alpha, n)
     verdict = "ok" if lo <= rate <= hi else ("liberal" if rate > hi else "conservative")
-    return Rate(test, alpha, rate, lo, hi, verdict, must_hold)
+    return Rate(
+        test=test, alpha=alpha, rate=rate, low=lo, high=hi, verdict=verdict, must_hold=must_hold
+    )
 
 
 def null_p_values(s: Setting, rng: np.random.Generator) -> dict[str, np.ndarray]:
@@ -200,7 +204,7 @@ def run_setting(s: Setting, rng: np.random.Generator) -> SettingResult:
             _rate("sign-flip", p["sign-flip"], alpha, must_hold=s.design == "hierarchical")
         )
         rates.append(_rate("corrected t", p["corrected t"], alpha, must_hold=False))
-    return SettingResult(s, tuple(rates), p)
+    return SettingResult(setting=s, rates=tuple(rates), p_values=p)
 
 
 def _from_sds(I: int, J: int, mean: float, sd_train: float, sd_test: float) -> Anova:
@@ -216,18 +220,59 @@ def golden_numbers() -> tuple[Golden, ...]:
     mstats = _from_sds(8, 128, 32.7269508, 27.6978006, 323.514631)
     ms_p = t_test(mstats).p
     assert fig_p is not None and ms_p is not None
+    R = block_ranks(np.array(DEMSAR_RANKS)).mean(axis=0)
+    demsar = friedman(DEMSAR_METHODS, R, len(DEMSAR_RANKS))
+    assert demsar.cd is not None
     return (
-        Golden("Fig. 2.2 standard error", fig.se, 11.4545, 1.5e-4, "11.4545"),
-        Golden("Fig. 2.2 p (t-test)", fig_p, 0.0399300, 5e-7, "0.0399300"),
         Golden(
-            "Fig. 2.3 posterior mass beyond 0",
-            posterior(fig, grid=0).opposite,
-            0.023,
-            5e-4,
-            "2.3 %",
+            name="Fig. 2.2 standard error",
+            computed=fig.se,
+            reference=11.4545,
+            tolerance=1.5e-4,
+            published="11.4545",
         ),
-        Golden("mstats example standard error", mstats.se, 14.0749681, 5e-7, "14.0749681"),
-        Golden("mstats example p (t-test)", ms_p, 0.052988021, 5e-9, "0.052988021"),
+        Golden(
+            name="Fig. 2.2 p (t-test)",
+            computed=fig_p,
+            reference=0.0399300,
+            tolerance=5e-7,
+            published="0.0399300",
+        ),
+        Golden(
+            name="Fig. 2.3 posterior mass beyond 0",
+            computed=posterior(fig, grid=0).opposite,
+            reference=0.023,
+            tolerance=5e-4,
+            published="2.3 %",
+        ),
+        Golden(
+            name="mstats example standard error",
+            computed=mstats.se,
+            reference=14.0749681,
+            tolerance=5e-7,
+            published="14.0749681",
+        ),
+        Golden(
+            name="mstats example p (t-test)",
+            computed=ms_p,
+            reference=0.052988021,
+            tolerance=5e-9,
+            published="0.052988021",
+        ),
+        Golden(
+            name="Demšar (2006) Friedman chi2",
+            computed=demsar.chi2,
+            reference=9.28,
+            tolerance=5e-3,
+            published="9.28",
+        ),
+        Golden(
+            name="Demšar (2006) Nemenyi CD",
+            computed=demsar.cd,
+            reference=1.25,
+            tolerance=5e-3,
+            published="1.25",
+        ),
     )
 
 
@@ -235,14 +280,40 @@ def settings(quick: bool, studies: int | None = None) -> list[Setting]:
     """The simulated configurations: ``quick`` covers the headline cases in seconds."""
     if quick:
         return [
-            Setting("hierarchical", 8, TEST_CASES, 0.1, studies=studies or 10_000),
-            Setting("2-way", 2, TEST_CASES, 0.3, 0.3, studies=studies or 2000),
-            Setting("2-way", 4, TEST_CASES, 0.3, 0.3, studies=studies or 2000),
+            Setting(
+                design="hierarchical",
+                instances=8,
+                test_cases=TEST_CASES,
+                sd_train=0.1,
+                studies=studies or 10_000,
+            ),
+            Setting(
+                design="2-way",
+                instances=2,
+                test_cases=TEST_CASES,
+                sd_train=0.3,
+                sd_cases=0.3,
+                studies=studies or 2000,
+            ),
+            Setting(
+                design="2-way",
+                instances=4,
+                test_cases=TEST_CASES,
+                sd_train=0.3,
+                sd_cases=0.3,
+                studies=studies or 2000,
+            ),
         ]
     n = studies or 2000
-    out = [Setting("hierarchical", I, TEST_CASES, a, studies=n) for I in (2, 4, 8) for a in GRID]
+    out = [
+        Setting(design="hierarchical", instances=I, test_cases=TEST_CASES, sd_train=a, studies=n)
+        for I in (2, 4, 8)
+        for a in GRID
+    ]
     out += [
-        Setting("2-way", I, TEST_CASES, a, b, studies=n)
+        Setting(
+            design="2-way", instances=I, test_cases=TEST_CASES, sd_train=a, sd_cases=b, studies=n
+        )
         for I in (2, 4, 8)
         for a in GRID
         for b in GRID
@@ -254,4 +325,4 @@ def selftest(quick: bool = False, seed: int = 0, studies: int | None = None) -> 
     """Run the simulations (seeded: the same numbers every time) and the golden numbers."""
     rng = np.random.default_rng(seed)
     results = tuple(run_setting(s, rng) for s in settings(quick, studies))
-    return SelftestResult(quick, seed, results, golden_numbers())
+    return SelftestResult(quick=quick, seed=seed, settings=results, golden=golden_numbers())

@@ -1,6 +1,9 @@
 """Statistics of stored results: one method on a task, or two methods compared.
 
-Both return plain dicts (the ``--json`` output) holding raw and standardised numbers.
+:func:`summarize` and :func:`compare` work on loss matrices and return plain dicts (the
+report uses them); :func:`task_summary` and :func:`task_comparison` read a task's results
+and return :class:`~.results.StatsResult` / :class:`~.results.ComparisonResult` (the
+``--json`` records) holding raw and standardised numbers.
 Standardisation uses the raw test targets of all the task's instances pooled
 (:mod:`delve_bench.losses`).
 
@@ -14,6 +17,7 @@ permutation test over instances (:mod:`.permutation`) when there are 2 or more.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -30,6 +34,7 @@ from .bayes import posterior
 from .fixed import fixed_estimate, fixed_split_t
 from .permutation import sign_flip_test
 from .resampled import corrected_resampled_t_test, resampled_estimate
+from .results import ComparisonResult, StatsResult
 from .tests import TestResult, compare_test
 
 #: what each design's test is called in the outputs
@@ -80,8 +85,18 @@ def default_loss(layout: TaskLayout) -> str:
     return layout.proto.losses[0]
 
 
-def loss_matrix(ws: Workspace, method: str, ref: TaskRef, layout: TaskLayout, loss: str):
-    """(instances used, I x J loss matrix, states of the other instances)."""
+class LossMatrix(NamedTuple):
+    """One method's losses on one task, as the ANOVA takes them."""
+
+    used: list[int]  # the finished instances, in order
+    y: np.ndarray  # (instances used, test cases)
+    states: dict[str, list[int]]  # the other instances: missing, failed, corrupt
+
+
+def loss_matrix(
+    ws: Workspace, method: str, ref: TaskRef, layout: TaskLayout, loss: str
+) -> LossMatrix:
+    """The finished instances' ``loss`` losses; an error if fewer than 2 or any corrupt."""
     results, states = read_task_results(ws, method, ref, layout)
     if states["corrupt"]:
         raise DelveError(
@@ -97,21 +112,32 @@ def loss_matrix(ws: Workspace, method: str, ref: TaskRef, layout: TaskLayout, lo
             f"{method} on {ref.full_name}: only {len(results)} instance finished; "
             "the analysis needs at least 2"
         )
-    missing_loss = [r.instance for r in results if r.losses[loss] is None]
-    if missing_loss:
+    rows = [r.losses[loss] for r in results]
+    present = [row for row in rows if row is not None]
+    if len(present) < len(rows):
         raise DelveError(
             f"{method} gives no {loss} loss on {ref.full_name} "
             "(it has no predictive distribution there)"
         )
-    used = [r.instance for r in results]
-    return used, np.vstack([r.losses[loss] for r in results]), states
+    return LossMatrix(used=[r.instance for r in results], y=np.vstack(present), states=states)
 
 
 def _anova_fields(a: Anova) -> dict:
-    out = {"mean": a.mean, "se": a.se, "sd_train": a.sd_train, "sd_test": a.sd_test}
-    if a.design == "2-way":
-        out["sd_cases"] = a.sd_cases
-    return out
+    """Mean, SE and the SDs named for what they measure (:mod:`.results`); the SDs that do
+    not belong to the design are None."""
+    hier = a.design == "hierarchical"
+    return {
+        "mean": a.mean,
+        "se": a.se,
+        "sd_train": a.sd_train,
+        "sd_test": a.sd_test if hier else None,
+        "sd_cases": None if hier else a.sd_cases,
+        "sd_interaction": None if hier else a.sd_interaction,
+    }
+
+
+def _spread(st: Standardizer, x: float | None) -> float | None:
+    return None if x is None else st.spread(x)
 
 
 def _estimate(y: np.ndarray, design: str, n_train: int | None):
@@ -163,7 +189,7 @@ def summarize(y: np.ndarray, design: str, st: Standardizer, n_train: int | None 
     """Raw and standardised statistics of one method's loss matrix ``y`` (I x J);
     ``n_train`` (the training-set size) is needed by the resampled and fixed designs."""
     fields, _ = _estimate(y, design, n_train)
-    std = {k: (st.mean(v) if k == "mean" else st.spread(v)) for k, v in fields.items()}
+    std = {k: (st.mean(v) if k == "mean" else _spread(st, v)) for k, v in fields.items()}
     return {
         **fields,
         "standardized": std,
@@ -200,7 +226,7 @@ def compare(
     fields, est = _estimate(ya - yb, design, n_train)
     test = _test(est, design)
     mean_a, mean_b = float(ya.mean()), float(yb.mean())
-    std = {k: st.spread(v) for k, v in fields.items()}
+    std = {k: _spread(st, v) for k, v in fields.items()}
     std.update(mean_a=st.mean(mean_a), mean_b=st.mean(mean_b))
     out = {
         "mean_a": mean_a,
@@ -225,21 +251,36 @@ def compare(
             posterior_opposite_sign=post.opposite,
             posterior_method=post.method,
         )
+        if design == "2-way":
+            out["bayes_note"] = BAYES_2WAY_NOTE
+    elif bayes:
+        out["bayes_note"] = (
+            f"no posterior for the {design} design: the posterior (eq. 2.16 and its 2-way "
+            "counterpart) rests on the ANOVA of disjoint training sets"
+        )
     return out
 
 
-def task_summary(ws: Workspace, method: str, ref: TaskRef, loss: str | None = None) -> dict:
+#: what ``--bayes`` gives on a 2-way task, where the thesis has no posterior
+BAYES_2WAY_NOTE = (
+    "the thesis derives eq. 2.16 for the hierarchical design only; on this 2-way task "
+    "(one common test set) the posterior extends its construction to the test cases as a "
+    "second random effect (delve_bench.stats.bayes)"
+)
+
+
+def task_summary(ws: Workspace, method: str, ref: TaskRef, loss: str | None = None) -> StatsResult:
     """Estimated expected loss of ``method`` on a task, with SE and variance components;
     ``loss`` None: the task's first loss (S, or Z for classification)."""
     layout = layout_of(ws, ref)
     loss = loss or default_loss(layout)
     st = task_standardizer(ws, layout, loss)
     used, y, states = loss_matrix(ws, method, ref, layout, loss)
-    return {
-        "method": method,
+    return StatsResult(
+        method=method,
         **_common(ref, layout, loss, used, states),
         **summarize(y, layout.design, st, layout.size),
-    }
+    )
 
 
 @dataclass(frozen=True)
@@ -288,7 +329,18 @@ def paired_losses(
             f"{method_a} and {method_b} have results on different instances of "
             f"{ref.full_name} ({used_a} vs {used_b}); run the missing ones first"
         )
-    return PairedLosses(method_a, method_b, ref, layout, loss, used_a, st_a, ya, yb, st)
+    return PairedLosses(
+        method_a=method_a,
+        method_b=method_b,
+        ref=ref,
+        layout=layout,
+        loss=loss,
+        used=used_a,
+        states=st_a,
+        ya=ya,
+        yb=yb,
+        st=st,
+    )
 
 
 def task_comparison(
@@ -298,12 +350,12 @@ def task_comparison(
     ref: TaskRef,
     loss: str | None = None,
     bayes: bool = False,
-) -> dict:
+) -> ComparisonResult:
     """Paired comparison A - B on a task: difference, SE, variance components and p."""
     pl = paired_losses(ws, method_a, method_b, ref, loss)
-    return {
-        "method_a": method_a,
-        "method_b": method_b,
+    return ComparisonResult(
+        method_a=method_a,
+        method_b=method_b,
         **_common(ref, pl.layout, pl.loss, pl.used, pl.states),
         **compare(pl.ya, pl.yb, pl.design, pl.st, bayes, pl.layout.size),
-    }
+    )

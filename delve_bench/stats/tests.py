@@ -83,8 +83,8 @@ def t_test(a: Anova) -> TestResult:
     nu = a.I - 1
     p, t = t_p_value(a.mean, a.ms_a, a.I, a.J)
     if np.isnan(p):
-        return TestResult("t", None, (nu,), None)
-    return TestResult("t", float(t), (nu,), float(p))
+        return TestResult(test="t", statistic=None, df=(nu,), p=None)
+    return TestResult(test="t", statistic=float(t), df=(nu,), p=float(p))
 
 
 def quasi_f(a: Anova) -> TestResult:
@@ -93,10 +93,14 @@ def quasi_f(a: Anova) -> TestResult:
         return t_test(a)
     p, F, nu1, nu2 = quasi_f_p_value(a.mean, a.ms_a, a.ms_b, a.ms_e, a.I, a.J)
     if a.I * a.J * a.mean**2 + a.ms_e <= 0:  # zero mean difference and no residual variation
-        return TestResult("F", 0.0, (float("nan"), float("nan")), 1.0)
+        return TestResult(test="F", statistic=0.0, df=(float("nan"), float("nan")), p=1.0)
     p = float(p)
     return TestResult(
-        "F", float(F), (float(nu1), float(nu2)), p, bounded=a.I < BOUNDED_BELOW and p < BOUND
+        test="F",
+        statistic=float(F),
+        df=(float(nu1), float(nu2)),
+        p=p,
+        bounded=a.I < BOUNDED_BELOW and p < BOUND,
     )
 
 

@@ -134,7 +134,7 @@ def read_splits(ws: Workspace, proto: PrototaskSpec) -> tuple[tuple[np.ndarray, 
                 raise ValueError("expected 'train: ... | test: ...'")
             tr = np.array(train.split(), dtype=np.int64)
             te = np.array(test.split(), dtype=np.int64)
-        except ValueError as e:
+        except (ValueError, OverflowError) as e:
             raise DelveError(f"{path}, line {num}: malformed ({e})") from None
         both = np.concatenate([tr, te])
         if both.size and (both.min() < 0 or both.max() >= n_cases):
@@ -162,7 +162,7 @@ def split(order0: np.ndarray, proto: PrototaskSpec, size: int) -> tuple[Instance
             test = pool[i * m : (i + 1) * m]
         else:
             test = pool
-        out.append(Instance(i, train, test))
+        out.append(Instance(index=i, train=train, test=test))
     return tuple(out)
 
 
@@ -177,7 +177,7 @@ def published(ws: Workspace, proto: PrototaskSpec, size: int) -> tuple[Instance,
         )
     if proto.design == "fixed" and len(real) != 1:
         raise DelveError(f"{proto.full_name}: a fixed design has one split, not {len(real)}")
-    return tuple(Instance(i, tr, te) for i, (tr, te) in enumerate(real))
+    return tuple(Instance(index=i, train=tr, test=te) for i, (tr, te) in enumerate(real))
 
 
 def check_invariants(layout: TaskLayout) -> None:
@@ -242,7 +242,7 @@ def task_layout(ws: Workspace, proto: PrototaskSpec, size: int) -> TaskLayout:
             f"{proto.full_name}/std.{size} has no instances: too few cases for "
             f"a test pool of {proto.test_set_size} and training sets of {size}"
         )
-    layout = TaskLayout(proto, size, inst)
+    layout = TaskLayout(proto=proto, size=size, instances=inst)
     check_invariants(layout)
     return layout
 
@@ -322,4 +322,4 @@ def generate(ws: Workspace, proto: PrototaskSpec, check_only: bool = False) -> G
                 ):
                     p.unlink()
                     removed.append(p)
-    return Generated(tuple(layouts), tuple(written), tuple(removed))
+    return Generated(layouts=tuple(layouts), written=tuple(written), removed=tuple(removed))

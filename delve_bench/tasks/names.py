@@ -38,9 +38,10 @@ def _one_dataset(ws: Workspace, dataset: str, rest: list[str], name: str) -> lis
     protos = prototask_names(ws, dataset)
     if not protos:
         raise DelveError(f"dataset {dataset} has no prototasks (no tasks/{dataset}/*.yaml)")
-    task = None
-    if rest and _TASK.match(rest[-1]):
-        task = rest.pop()
+    task, size = None, None
+    m = _TASK.match(rest[-1]) if rest else None
+    if m:
+        task, size = rest.pop(), int(m.group(1))
     elif rest and rest[-1].startswith("std"):
         raise DelveError(f"{name!r}: task names look like std.<training-set size>, e.g. std.256")
     if len(rest) > 1:
@@ -58,8 +59,8 @@ def _one_dataset(ws: Workspace, dataset: str, rest: list[str], name: str) -> lis
     for p in chosen:
         spec = prototask_spec(ws, dataset, p)
         sizes = spec.training_set_sizes
-        if task is not None:
-            n = int(_TASK.match(task).group(1))
+        if task is not None and size is not None:
+            n = size
             if n not in sizes:
                 names = [f"std.{s}" for s in sizes]
                 raise DelveError(

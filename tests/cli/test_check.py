@@ -5,14 +5,12 @@ results fail. Real runs of lin-1 and knn-cv-1; perturbed trees keep valid checks
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from support import one_line_error, run_delve
 
 from delve_bench.run.store import csv_bytes, sha256_bytes
 from delve_bench.stats.gate import check
@@ -22,16 +20,7 @@ CLEAR = "kin-8nm/dist/std.256"  # knn-cv-1 vs lin-1: p ~ 2e-7
 NOISY = "boston/price/std.32"  # 2-way, large test-case variation
 
 
-def run(root: Path, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, DELVE_ROOT=str(root), PYTHONUNBUFFERED="1")
-    return subprocess.run(
-        [sys.executable, "-m", "delve_bench", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=str(root),
-        timeout=900,
-    )
+run = run_delve
 
 
 @pytest.fixture(scope="module")
@@ -111,6 +100,6 @@ def test_selection_and_bad_baselines(baseline, current, tmp_path):
     }
     assert not res.failed
     r = run(current, "check", str(tmp_path / "nowhere"))
-    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    one_line_error(r, "no such directory")
     r = run(current, "check", str(current))
-    assert r.returncode == 2 and "own results" in r.stderr
+    one_line_error(r, "own results")

@@ -64,7 +64,7 @@ def test_compare_uses_the_corrected_resampled_t_test(study, delve):
     assert "Significance of difference (corrected resampled t-test), p =" in r.stdout
     assert "sign-flip permutation over instances" in r.stdout
     assert "10 published realisations (overlapping training sets)" in r.stdout
-    c = json.loads(
+    (c,) = json.loads(
         delve("compare", "sk-knn", "logistic-1", "banana/ida/std.400", "-l", "Z", "--json").stdout
     )
     assert c["design"] == "resampled" and c["test"] == "corrected t"

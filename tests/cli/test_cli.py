@@ -68,7 +68,7 @@ def test_stats_and_compare_json_and_mstats_text(delve):
         "-q",
         check=True,
     )
-    s = json.loads(delve("stats", "lin-1", "kin-8nm/std.64", "--json", check=True).stdout)
+    (s,) = json.loads(delve("stats", "lin-1", "kin-8nm/std.64", "--json", check=True).stdout)
     for key in (
         "task",
         "loss",
@@ -85,7 +85,7 @@ def test_stats_and_compare_json_and_mstats_text(delve):
         assert key in s
     assert s["task"] == "kin-8nm/dist/std.64" and s["instances"] == 8 and s["test_size"] == 512
     assert 0.5 < s["standardized"]["mean"] < 0.9
-    c = json.loads(
+    (c,) = json.loads(
         delve("compare", "knn-cv-1", "lin-1", "boston/price/std.32", "--json", check=True).stdout
     )
     assert c["test"] == "F" and c["design"] == "2-way" and c["method_a"] == "knn-cv-1"
@@ -97,8 +97,8 @@ def test_stats_and_compare_json_and_mstats_text(delve):
         and "disjoint training sets" in text
     )
     assert "Estimated expected loss for /lin-1:" in text
-    both = delve("compare", "knn-cv-1", "lin-1", "--json", check=True).stdout.splitlines()
-    assert sorted(json.loads(x)["task"] for x in both) == [
+    both = json.loads(delve("compare", "knn-cv-1", "lin-1", "--json", check=True).stdout)
+    assert sorted(x["task"] for x in both) == [
         "boston/price/std.32",
         "kin-8nm/dist/std.64",
     ]
@@ -164,7 +164,9 @@ def test_a_failing_method_is_recorded_and_the_others_go_on(delve, tmp_path):
     meta = json.loads((tmp_path / "results/broken-1/boston/price/std.64/0/meta.json").read_text())
     assert meta["status"] == "failed" and "alpha" in meta["error"]
     assert not (tmp_path / "results/broken-1/boston/price/std.64/0/losses.csv").exists()
-    s = json.loads(delve("stats", "ridge-sk-1", "boston/price/std.64", "--json", check=True).stdout)
+    (s,) = json.loads(
+        delve("stats", "ridge-sk-1", "boston/price/std.64", "--json", check=True).stdout
+    )
     assert s["instances"] == 4
     # skipping what failed earlier is reported, but is not a failure of this run (exit 0)
     r = delve("run", "broken-1", "boston/price/std.64", "--budget-mode", "work")

@@ -4,29 +4,18 @@ and knn-cv-1 (work budget), checked against numbers recomputed here from the los
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats as sps
+from support import one_line_error, run_delve
 
 TASKS = ("kin-8nm/std.64", "kin-8nm/std.256", "boston/price/std.64", "boston/price/std.128")
 
 
-def run(root: Path, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, DELVE_ROOT=str(root), PYTHONUNBUFFERED="1")
-    return subprocess.run(
-        [sys.executable, "-m", "delve_bench", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=str(root),
-        timeout=900,
-    )
+run = run_delve
 
 
 @pytest.fixture(scope="module")
@@ -102,16 +91,13 @@ def test_relative_delta_and_bad_input(ws):
     assert pa["delta_source"] == "relative"
     for bad in ("abc", "-1", "0"):
         r = run(ws, "power", "knn-cv-1", "lin-1", "kin-8nm/std.256", "--delta", bad)
-        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+        one_line_error(r, "--delta")
     r = run(ws, "power", "knn-cv-1", "lin-1", "kin-8nm")
-    assert r.returncode == 2 and "give one" in r.stderr
+    one_line_error(r, "give one")
 
 
 def test_compare_hints_at_low_power_only_when_not_significant(ws):
-    cs = [
-        json.loads(x)
-        for x in run(ws, "compare", "knn-cv-1", "lin-1", *TASKS, "--json").stdout.splitlines()
-    ]
+    cs = json.loads(run(ws, "compare", "knn-cv-1", "lin-1", *TASKS, "--json").stdout)
     text = run(ws, "compare", "knn-cv-1", "lin-1", *TASKS).stdout
     blocks = ["/knn-cv-1/" + b for b in text.split("/knn-cv-1/")[1:]]
     assert len(blocks) == len(cs) == len(TASKS)
@@ -140,8 +126,7 @@ def test_compare_bayes_plot_for_both_designs(ws):
         "--json",
     )
     assert r.returncode == 0, r.stderr
-    for line in r.stdout.splitlines():
-        c = json.loads(line)
+    for c in json.loads(r.stdout):
         assert c["posterior_prob_negative"] + c["posterior_prob_positive"] == pytest.approx(1.0)
         opposite = (
             c["posterior_prob_positive"] if c["difference"] < 0 else c["posterior_prob_negative"]

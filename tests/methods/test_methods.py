@@ -65,7 +65,7 @@ TOL = 1e-6
 
 
 def _find_neighbours(d, y, k):
-    """spec/methods-thesis.md §2.2, literally (true mean of the tied block)."""
+    """The thesis' ``find_neighbors`` (§3.4, App. A.2), literally (true mean of the tied block)."""
     nbr = y[:k].copy()
     before = [i for i in range(k) if d[k - 1] - d[i] < TOL]
     after = [i for i in range(k, len(d)) if d[i] - d[k - 1] < TOL]
@@ -75,7 +75,7 @@ def _find_neighbours(d, y, k):
 
 
 def _reference_loo(X, y):
-    """spec §2.3-2.4 as written: loops over cases and k, a full recomputation for each."""
+    """Thesis §3.4 as written: loops over cases and k, a full recomputation for each."""
     n = len(y)
     D = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
     per = []

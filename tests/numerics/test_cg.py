@@ -1,4 +1,4 @@
-"""The thesis' CG minimiser (spec/methods-thesis.md §6, §12 item 3)."""
+"""The thesis' CG minimiser (Rasmussen 1996 App. B)."""
 
 from __future__ import annotations
 
@@ -58,7 +58,9 @@ def test_rosenbrock_10d_spec_self_check():
     res = cg.minimize(rosenbrock, np.zeros(10), max_iter=1000, callback=stop)
     assert res.status == "stopped" and res.f < 1e-20
     assert res.iterations < 1000
-    assert 1.3 <= res.evals / res.iterations <= 1.8  # spec §12.3
+    assert (
+        1.3 <= res.evals / res.iterations <= 1.8
+    )  # the thesis quotes about 1.3 evaluations per iteration
     assert all(ls.wolfe_powell() for ls in searches if ls.success)
     assert all(ls.evals <= cg.MAX for ls in searches)
     # the trace is monotone: no accepted point is worse than its start
@@ -122,7 +124,8 @@ def test_failed_line_search_returns_best_point_unless_faithful():
     assert not ls.success and ls.f <= f0
     np.testing.assert_allclose(fg(x)[0], ls.f)
     ls_f, x_f, _ = cg.line_search(fg, x0, f0, g0, s, 1e3, max_evals=2, faithful=True)
-    # the literal C test (a1 only) declares this success although (b) fails: spec §11 #9
+    # the literal C test (a1 only) declares this success although (b) fails
+    # (docs/methods/gp.md, gp-map-1 departure 2)
     assert ls_f.success and ls_f.f > f0 and not ls_f.wolfe_powell()
     ls_f, x_f, _ = cg.line_search(fg, x0, f0, g0, s, 1e3, max_evals=1, faithful=True)
     assert not ls_f.success and ls_f.f > f0  # and on failure it stays at the last point

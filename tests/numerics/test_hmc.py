@@ -1,4 +1,4 @@
-"""The one HMC sampler (spec/methods-thesis.md §7.6, §9.2)."""
+"""The one HMC sampler (Rasmussen 1996 §3.7, §4.6; Neal 1994)."""
 
 from __future__ import annotations
 
@@ -86,7 +86,7 @@ def test_rejection_negates_momentum_and_restores_the_state():
     np.testing.assert_array_equal(s.x, x)
     np.testing.assert_array_equal(s.p, [-1.0, -1.0])
     assert s.E == E
-    np.testing.assert_array_equal(s.grad, g)  # the gradient is restored too (§11 #10)
+    np.testing.assert_array_equal(s.grad, g)  # the gradient is restored too (docs/methods/gp.md)
 
 
 def test_infinite_energy_is_a_rejection_not_a_crash():

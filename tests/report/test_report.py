@@ -41,6 +41,7 @@ def delve(root: Path, *args: str, check: bool = True) -> subprocess.CompletedPro
 
 
 def jsonl(text: str) -> list[dict]:
+    """The records of a `--jsonl` stream."""
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
@@ -50,7 +51,7 @@ def read_csv(path: Path) -> list[dict]:
 
 
 def expected_digit(p: float | None, p_text: str) -> int | None:
-    """The diagram digit from the spec's words (evaluation.md §8.4), independently."""
+    """The diagram digit from the rule in words (docs/statistics.md, README), independently."""
     if p_text.startswith("<"):
         return 5
     if p is None or p > 0.09:
@@ -76,7 +77,9 @@ def reported(ran) -> tuple[Path, subprocess.CompletedProcess]:
 def comparisons(ran) -> dict[str, list[dict]]:
     """`delve compare knn-cv-1 lin-1 --json` on the four tasks, per loss."""
     return {
-        loss: jsonl(delve(ran, "compare", "knn-cv-1", "lin-1", *TASKS, "-l", loss, "--json").stdout)
+        loss: jsonl(
+            delve(ran, "compare", "knn-cv-1", "lin-1", *TASKS, "-l", loss, "--jsonl").stdout
+        )
         for loss in ("S", "L")
     }
 
@@ -128,7 +131,7 @@ def test_tables_match_delve_stats_and_compare(reported, comparisons, loss):
         for row in read_csv(tables / f"{stem}-{loss}.csv"):
             rows[(row["task"], row["method"])] = row
     for method in ("lin-1", "knn-cv-1"):
-        for s in jsonl(delve(root, "stats", method, *TASKS, "-l", loss, "--json").stdout):
+        for s in json.loads(delve(root, "stats", method, *TASKS, "-l", loss, "--json").stdout):
             row = rows[(s["task"], method)]
             assert row["status"] == "ok" and int(row["instances"]) == s["instances"]
             assert float(row["standardized_loss"]) == pytest.approx(
@@ -247,7 +250,8 @@ def test_report_is_byte_identical_when_regenerated(reported, tmp_path):
     root, _ = reported
     res = root / "results"
     files = sorted(res.glob("tables/*")) + sorted(res.glob("plots/*")) + [res / "index.html"]
-    assert len(files) == 30 + 8 + 1  # 2 losses x (2 prototasks + 3 summaries) x 3; 2 x 2 x 2
+    # 2 losses x (2 prototasks + 3 summaries + 4 rankings) x 3; 2 x (2 diagrams + CD) x 2
+    assert len(files) == 54 + 12 + 1
     before = {p: p.read_bytes() for p in files}
     # a fresh run into another directory: same bytes, so nothing depends on time or paths
     delve(root, "report", "--plot", "-l", "S", "-l", "L", "--out", str(tmp_path / "elsewhere"))
@@ -284,7 +288,7 @@ def test_partial_results_are_reported_and_compared_on_shared_instances(ran, tmp_
     rows = {(x["task"], x["method"]): x for x in read_csv(ws / "results/tables/kin-8nm-dist-S.csv")}
     knn = rows[("kin-8nm/dist/std.128", "knn-cv-1")]
     assert knn["status"] == "partial" and knn["instances"] == "7" and knn["instances_absent"] == "7"
-    s = json.loads(delve(ws, "stats", "knn-cv-1", "kin-8nm/std.128", "--json").stdout)
+    (s,) = json.loads(delve(ws, "stats", "knn-cv-1", "kin-8nm/std.128", "--json").stdout)
     assert s["instances_missing"] == [7]
     assert float(knn["standardized_loss"]) == pytest.approx(s["standardized"]["mean"], rel=1e-12)
     assert "not run: 7" in (ws / "results/tables/kin-8nm-dist-S.md").read_text()
@@ -294,7 +298,9 @@ def test_partial_results_are_reported_and_compared_on_shared_instances(ran, tmp_
     # the pair is compared on instances 0-6: what `delve compare` says once lin-1 has those only
     both = copy_ws(ws, tmp_path / "both")
     shutil.rmtree(both / "results/lin-1/kin-8nm/dist/std.128/7")
-    c = json.loads(delve(both, "compare", "knn-cv-1", "lin-1", "kin-8nm/std.128", "--json").stdout)
+    (c,) = json.loads(
+        delve(both, "compare", "knn-cv-1", "lin-1", "kin-8nm/std.128", "--json").stdout
+    )
     assert c["instances"] == 7 and knn["p_vs_lin-1"] == c["p_text"]
     assert float(knn["diff_vs_lin-1"]) == pytest.approx(c["standardized"]["mean"], rel=1e-12)
 
@@ -333,3 +339,28 @@ def test_user_errors_are_one_line(ran, tmp_path):
     assert r.returncode == 2 and len(out.splitlines()) == 1 and "lin-1" in out, out
     r = delve(tmp_path, "report", check=False)
     assert r.returncode == 2 and "no results" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.slow  # runs `delve` in subprocesses
+def test_rankings_use_compare_p_values_holm_adjusted_and_draw_a_cd_diagram(reported, comparisons):
+    from statsmodels.stats.multitest import multipletests
+
+    root, _ = reported
+    res = root / "results"
+    rows = read_csv(res / "tables" / "tests-S.csv")
+    by_task = {r["task"]: r for r in rows if {r["a"], r["b"]} == {"lin-1", "knn-cv-1"}}
+    for c in comparisons["S"]:
+        r = by_task[c["task"]]
+        want = 0.05 if c["p_text"].startswith("<") else c["p"]
+        assert float(r["p"]) == pytest.approx(want, rel=1e-12)
+    raw = [float(r["p"]) for r in rows]
+    adjusted = multipletests(raw, method="holm")[1]
+    assert [float(r["p_adjusted"]) for r in rows] == pytest.approx(adjusted, rel=1e-12)
+    assert all(r["correction"] == "holm" for r in rows)
+    md = (res / "tables" / "rankings-S.md").read_text()
+    assert "Holm" in md and "per prototask" in md and "not independent" in md
+    # two prototasks: kin-8nm/dist and boston/price are the Friedman blocks
+    ranks = read_csv(res / "tables" / "rankings-S.csv")
+    assert {r["blocks"] for r in ranks} == {"2"} and {r["unit"] for r in ranks} == {"prototask"}
+    assert (res / "plots" / "cd-S.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "cd-S.png" in (res / "index.html").read_text()

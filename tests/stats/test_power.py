@@ -30,7 +30,7 @@ CASES = [
 
 @pytest.mark.parametrize("design,sa,se,sb,I,J,delta", CASES)
 def test_predicted_power_matches_2000_simulated_studies(design, sa, se, sb, I, J, delta):
-    vc = VarianceComponents(design, sa**2, se**2, sb**2)
+    vc = VarianceComponents(design=design, var_a=sa**2, var_e=se**2, var_b=sb**2)
     predicted = power(vc, delta, I, J)
     simulated = simulated_power(vc, delta, I, J, studies=2000, rng=np.random.default_rng(I * J))
     assert 0.15 < predicted < 0.95  # a case where the check has teeth
@@ -40,7 +40,7 @@ def test_predicted_power_matches_2000_simulated_studies(design, sa, se, sb, I, J
 def test_hierarchical_power_is_the_noncentral_t():
     from scipy import stats as sps
 
-    vc = VarianceComponents("hierarchical", 0.01, 0.25)
+    vc = VarianceComponents(design="hierarchical", var_a=0.01, var_e=0.25)
     I, J, d = 6, 200, 0.05
     nc = d / np.sqrt(0.01 / I + 0.25 / (I * J))
     tc = sps.t.ppf(0.975, I - 1)
@@ -50,13 +50,13 @@ def test_hierarchical_power_is_the_noncentral_t():
 
 
 def test_quasi_f_with_fewer_than_4_instances_cannot_reject_below_5_percent():
-    vc = VarianceComponents("2-way", 0.01, 1.0, 0.01)
+    vc = VarianceComponents(design="2-way", var_a=0.01, var_e=1.0, var_b=0.01)
     assert power(vc, 10.0, 2, 250, alpha=0.01) == 0.0
     assert power(vc, 10.0, 2, 250, alpha=0.05) > 0.9
 
 
 def test_sample_size_reaches_the_target_and_no_fewer_does():
-    vc = VarianceComponents("hierarchical", 0.02**2, 0.3**2)
+    vc = VarianceComponents(design="hierarchical", var_a=0.02**2, var_e=0.3**2)
     d = required_instances(vc, 0.01, 512, 64, 8192)
     assert d is not None and d.power >= 0.8
     assert power(vc, 0.01, d.instances - 1, 512) < 0.8
@@ -69,7 +69,7 @@ def test_sample_size_reaches_the_target_and_no_fewer_does():
 
 
 def test_cheapest_design_fits_the_pool_or_says_impossible():
-    vc = VarianceComponents("hierarchical", 0.02**2, 0.3**2)
+    vc = VarianceComponents(design="hierarchical", var_a=0.02**2, var_e=0.3**2)
     c = cheapest_design(vc, 0.03, 64, 8192)
     assert c is not None and c.fits and c.power >= 0.8
     # one instance fewer cannot reach 80 % with every remaining case as test cases
@@ -80,16 +80,30 @@ def test_cheapest_design_fits_the_pool_or_says_impossible():
 
 def test_detectable_difference_has_the_target_power():
     for vc, I, J in (
-        (VarianceComponents("hierarchical", 0.02**2, 0.3**2), 8, 512),
-        (VarianceComponents("2-way", 0.3**2, 1.0, 0.5**2), 8, 100),
+        (VarianceComponents(design="hierarchical", var_a=0.02**2, var_e=0.3**2), 8, 512),
+        (VarianceComponents(design="2-way", var_a=0.3**2, var_e=1.0, var_b=0.5**2), 8, 100),
     ):
         d = detectable_difference(vc, I, J)
         assert d is not None and power(vc, d, I, J) == pytest.approx(0.8, abs=0.005)
 
 
 def test_two_way_advice_never_proposes_fewer_than_4_instances():
-    vc = VarianceComponents("2-way", 0.0004, 1.0, 0.0001)
+    vc = VarianceComponents(design="2-way", var_a=0.0004, var_e=1.0, var_b=0.0001)
     s = sample_size(vc, 1.0, 2, 250, 128, 506)
     assert s.min_instances == 4
     assert s.cheapest is None or s.cheapest.instances >= 4
     assert s.more_test_cases is None  # 2 instances: never advised
+
+
+def test_hierarchical_power_and_sample_size_equal_statsmodels_ttestpower():
+    from statsmodels.stats.power import TTestPower
+
+    vc = VarianceComponents(design="hierarchical", var_a=0.02**2, var_e=0.3**2)
+    J = 512
+    for I, d in ((4, 0.03), (8, 0.02), (32, 0.01)):
+        es = d / np.sqrt(vc.var_a + vc.var_e / J)  # effect size of the instance means
+        want = TTestPower().power(es, I, 0.05, alternative="two-sided")
+        assert power(vc, d, I, J) == pytest.approx(want, rel=1e-9)
+    es = 0.01 / np.sqrt(vc.var_a + vc.var_e / J)
+    n = TTestPower().solve_power(es, None, 0.05, 0.8, alternative="two-sided")
+    assert required_instances(vc, 0.01, J, 64, 8192).instances == int(np.ceil(n))

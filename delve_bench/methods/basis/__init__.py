@@ -1,6 +1,6 @@
 """Sparse basis-function methods: RVM, the SSGE family, ABF, OLS variants, ridge, SVM.
 
-One engine serves them all (DESIGN §5, spec/rbf-ols.md Part C): :mod:`.design` (RBF
+One engine serves them all (docs/methods/basis.md): :mod:`.design` (RBF
 dictionaries and scaling), :mod:`.orthogonal` (MGS forward selection with pluggable
 score, regularisation and criterion), :mod:`.stopping`, :mod:`.criteria`, :mod:`.ridge`,
 :mod:`.evidence` (the rank-one S/Q/R evidence updates shared by SSGE and the fast RVM),

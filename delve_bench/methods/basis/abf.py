@@ -1,24 +1,25 @@
 """ABF: the model with All the candidate Basis Functions, and Barrio et al.'s width stage.
 
-spec/basis-selection.md §1.7: the N Gaussian RBFs centred on the training inputs, one
-shared weight precision alpha, noise precision beta, and one width per input dimension;
-``log alpha, log beta, log r_d`` are optimised jointly by conjugate gradients on the log
-marginal likelihood (eq. 8) with the width gradient of eq. 49
-``dL/dr_d = sum_nm D_nm dphi_nm/dr_d``, ``D = beta[(t - Phi mu) mu^T - Phi Sigma]``.
-Because the centres are the inputs, Phi is symmetric: one eigendecomposition
-``Phi = V diag(l) V^T`` per evaluation gives the likelihood, Sigma, mu and D.
+Barrio et al. (2009) §6.2.1; docs/methods/basis.md: the N Gaussian RBFs centred on the
+training inputs, one shared weight precision alpha, noise precision beta, and one width per
+input dimension; ``log alpha, log beta, log r_d`` are optimised jointly by conjugate
+gradients on the log marginal likelihood (eq. 8) with the width gradient of eq. 49
+``dL/dr_d = sum_nm D_nm dphi_nm/dr_d``, ``D = beta[(t - Phi mu) mu^T - Phi Sigma]``. Because
+the centres are the inputs, Phi is symmetric: one eigendecomposition ``Phi = V diag(l) V^T``
+per evaluation gives the likelihood, Sigma, mu and D.
 
-Readings of what the spec leaves open: initial widths r_d = 1 on inputs scaled to
-[-1, 1], alpha = 1e-3 and beta = 1 / (0.1 var t) as in the SSGE initialisation (§1.5.6);
-CG over the log parameters with the project's one CG minimiser (:mod:`..cg`, the
+Readings of what the paper leaves open: initial widths r_d = 1 on inputs scaled to
+[-1, 1], alpha = 1e-3 and beta = 1 / (0.1 var t) as in the SSGE initialisation (§5.2.5);
+CG over the log parameters with the project's one CG minimiser
+(:mod:`delve_bench.numerics.cg`, the
 thesis' Polak-Ribiere CG with the Wolfe-Powell line search), stopped after
-``max_iterations`` iterations (the spec's 100-200 cap), when the largest gradient
+``max_iterations`` iterations, when the largest gradient
 component falls below ``gtol`` = 1e-4, or on the thesis' convergence test (two failed
 line searches); one work unit = one CG iteration. The gradient is returned lazily: the
 line search asks for it only at points it does not reject on their value, which saves
 the O(N^3) ``Phi Sigma`` product there. For large N the width stage runs on a random
-subset of at most ``max_n`` training cases (§1.7 "Big gap", the spec's suggested
-reading).
+subset of at most ``max_n`` training cases (the paper does not say how its largest
+tasks got widths).
 """
 
 from __future__ import annotations

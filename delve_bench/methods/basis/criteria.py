@@ -1,9 +1,9 @@
-"""Model-selection criteria for linear models (spec/rbf-ols.md A.5, A.7).
+"""Model-selection criteria for linear models (Orr 1996 §5, §6.2, App. A.9-A.10).
 
 With ``S`` the training SSE, ``gamma`` the effective number of parameters and ``p`` the
 number of patterns, the GCV-like criteria are ``Gamma(gamma) * S / p``; the factors
-``K`` give the one-step global ridge re-estimation ``lambda <- K S tau / q`` (A.7, with the
-OCR fix trace(A^-1 - lambda A^-2)).
+``K`` give the one-step global ridge re-estimation ``lambda <- K S tau / q`` (Orr App. A.10,
+with its misprint corrected: trace(A^-1 - lambda A^-2)).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ NAMES = ("uev", "fpe", "gcv", "bic")
 
 
 def msc(name: str, S: float, gamma: float, p: int) -> float:
-    """UEV, FPE, GCV or BIC estimate of the prediction error (A.5); inf when p ~ gamma."""
+    """UEV, FPE, GCV or BIC estimate of the prediction error (Orr §5); inf when p ~ gamma."""
     d = p - gamma
     if d <= 1e-12 * p:
         return float("inf")
@@ -30,7 +30,7 @@ def msc(name: str, S: float, gamma: float, p: int) -> float:
 
 
 def reest_factor(name: str, gamma: float, p: int) -> float:
-    """``K_XYZ`` of the re-estimation formula (A.7)."""
+    """``K_XYZ`` of the re-estimation formula (Orr §6.2, App. A.10)."""
     d = p - gamma
     if name == "uev":
         return 1.0 / (2.0 * d)

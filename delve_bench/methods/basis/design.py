@@ -1,6 +1,6 @@
 """RBF design matrices and input scaling for the basis-function family.
 
-Conventions (spec/basis-selection.md §1.2, spec/rbf-ols.md A.2): a Gaussian RBF is
+Conventions (Barrio et al. 2009 §1, §6.2.1; Orr 1996 §3.1): a Gaussian RBF is
 ``exp(-sum_d (x_d - c_d)^2 / r_d^2)``: widths ``r_d`` enter squared, **without** a factor
 2, one width per input dimension shared by all centres. Orr's other radial types
 (Cauchy, multiquadric, inverse multiquadric) use the same scaled distance ``z``.
@@ -39,7 +39,7 @@ def rbf_design(
 
 @dataclass(frozen=True)
 class Scaling:
-    """Barrio et al.'s preprocessing (§1.2, §6.2.3): inputs linearly mapped to [-1, 1]
+    """Barrio et al.'s preprocessing (§6.2.3): inputs linearly mapped to [-1, 1]
     and targets centred by the training mean, both fitted on the training set only.
     (We apply it to the harness' encoded data; a constant input column stays at 0.)"""
 

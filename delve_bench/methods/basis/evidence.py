@@ -3,17 +3,17 @@
 The state is the Gaussian weight posterior of a Bayesian linear model whose design is a
 subset ``I`` of the columns of a dictionary ``B`` (N x P), with weight precisions
 ``alpha_i`` (one shared value for SSGE, one per weight for the RVM) and noise precision
-``beta`` (spec/basis-selection.md §1.3, §1.5, §2.2):
+``beta`` (Barrio et al. 2009 §3, §5.2; Tipping & Faul 2003):
 
     Sigma = (beta Phi^T Phi + A)^-1,  mu = beta Sigma Phi^T t,  Phi = B[:, I].
 
 For every candidate m it keeps the Tipping & Faul factors ``S_m = phi_m^T C^-1 phi_m``,
 ``Q_m = phi_m^T C^-1 t`` (eqs. 25, 26) and Barrio et al.'s ``R_m = ||Sigma Phi^T phi_m||^2``
-(needed to predict gamma after an addition). Adding, deleting and re-estimating one
-alpha are rank-one updates (eqs. 28-37, 40-46 with the Sigma_ii^2 fix of Appendix C, and
-T&F's re-estimation update); a change of beta (or of the shared alpha) needs
-:meth:`EvidenceState.recompute`. The Gram matrix ``K = B^T B`` is formed once, so every
-update costs O(P M) instead of O(P N M).
+(needed to predict gamma after an addition). Adding, deleting and re-estimating one alpha
+are rank-one updates (Barrio et al. eqs. 28-37, 40-46, with Sigma_ii^2 in the last
+denominator of eq. 46 where the print is wrong, and T&F's re-estimation update); a change of
+beta (or of the shared alpha) needs :meth:`EvidenceState.recompute`. The Gram matrix
+``K = B^T B`` is formed once, so every update costs O(P M) instead of O(P N M).
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ class EvidenceState:
         )
 
     def sparsity_quality(self) -> tuple[np.ndarray, np.ndarray]:
-        """T&F's ``s_m, q_m``: the factors with m itself left out of C (§2.2)."""
+        """T&F's ``s_m, q_m``: the factors with m itself left out of C (Tipping & Faul 2003)."""
         return sparsity_quality(self.S, self.Q, self.idx, self.alpha)
 
     # ---------------------------------------------------------------------- rank-one moves
@@ -209,7 +209,7 @@ def sparsity_quality(
 
 def _cholesky(H: np.ndarray) -> np.ndarray:
     """Lower Cholesky factor, with growing jitter if ``H`` is numerically singular
-    (spec §1.5.7, recommended guard)."""
+    (the ill-conditioning Barrio et al. §5.2.6 warn of)."""
     jitter = 0.0
     scale = float(np.mean(np.diag(H)))
     for _ in range(8):

@@ -1,6 +1,6 @@
 """Local ridge regression: one lambda per basis function, re-estimated by GCV sweeps.
 
-spec/rbf-ols.md A.8 (ORR §6.3-6.4, App. A.11). The cost is
+Orr (1996) §6.3-6.4 and App. A.11; docs/methods/basis.md. The cost is
 ``sum_i (y_i - f(x_i))^2 + sum_j lambda_j w_j^2``; with everything else fixed, GCV as a
 function of one ``lambda_j`` is ``p (a D^2 - 2 b D + c) / (alpha D - beta)^2``,
 ``D = lambda_j + d``, where (``P_j`` the projection matrix without basis j)
@@ -11,13 +11,13 @@ function of one ``lambda_j`` is ``p (a D^2 - 2 b D + c) / (alpha D - beta)^2``,
 Its only stationary point is ``D* = (c alpha - b beta) / (b alpha - a beta)``; each
 ``lambda_j`` is set to the GCV minimiser over ``[0, inf]``. ``lambda_j = inf`` prunes j.
 
-Readings of what the spec leaves open (rbf-ols.md Part D #2):
+Readings of what Orr leaves open (docs/methods/basis.md, Orr's family):
 
 * initialisation: ORR's option (a), every centre at the global-ridge lambda re-estimated
   by GCV, by default; option (b), lambda 0 on the OLS forward-selected subset (GCV, Orr's
   stopping rule, through the one selection engine :mod:`.orthogonal`) and inf elsewhere,
   on request. Every candidate is swept, so a pruned or never-selected centre can
-  (re-)enter with a finite lambda. Local ridge is a post-processor (rbf-ols.md Part C):
+  (re-)enter with a finite lambda. Local ridge is a post-processor:
   the radius is the one the starting model chose by its own GCV, not re-chosen by the
   GCV after the sweeps, which with p free lambdas favours near-interpolating narrow
   bases (on kin-8nm/std.256 it went to the narrowest radius, where the test error was
@@ -30,8 +30,8 @@ Readings of what the spec leaves open (rbf-ols.md Part D #2):
   meet ``a beta > alpha b`` (then ``D*`` is a maximum of GCV, not a minimum);
 * ``P_j`` is never formed: the method keeps ``A^-1 = (H^T H + Lambda)^-1`` of the active
   (finite-lambda) set and the Gram matrix ``F^T F``; removing j is the partitioned-inverse
-  downdate (valid also at ``lambda_j = 0``, where ORR's A.7 fails) and re-adding it is
-  A.4, so each single-lambda step costs O(m^2) and a sweep O(P m^2);
+  downdate (valid also at ``lambda_j = 0``, where Orr's eq. A.7 fails) and re-adding it is
+  Orr's eq. A.4, so each single-lambda step costs O(m^2) and a sweep O(P m^2);
 * a candidate numerically in the span of the others (``d < 1e-10 h_j^T h_j``) gets
   ``lambda_j = inf``.
 """
@@ -168,7 +168,7 @@ class LocalRidge:
         )
 
     def _add(self, j: int, lam: float, co: _Coeffs) -> None:
-        """Put j back with ``lam`` (A.4: ``Delta = lam + d``)."""
+        """Put j back with ``lam`` (Orr's eq. A.4: ``Delta = lam + d``)."""
         D = lam + co.d
         u = co.u
         top = self.Ainv + np.outer(u, u) / D
@@ -202,8 +202,8 @@ class Start:
 def starting_model(
     F: np.ndarray, y: np.ndarray, init: str = "ridge", wait: int = 2, thresh: float = 1e4
 ) -> Start:
-    """ORR's two initialisations (A.8). ``"ridge"`` (option a): every candidate at the
-    global-ridge lambda re-estimated by GCV (:func:`.ridge.global_ridge`, A.7);
+    """Orr's two initialisations (§6.4). ``"ridge"`` (option a): every candidate at the
+    global-ridge lambda re-estimated by GCV (:func:`.ridge.global_ridge`, Orr §6.2);
     ``"ols"`` (option b): lambda 0 on the subset chosen by OLS forward selection with GCV
     and Orr's stopping rule (``wait``, ``thresh``) through the one engine,
     :class:`.orthogonal.OrthogonalSelection`, inf elsewhere."""

@@ -1,6 +1,6 @@
 """LROLS-LOO: locally regularised orthogonal forward regression with the LOO criterion.
 
-spec/rbf-ols.md Part C, variant ``lrols-loo`` (Chen, Hong, Harris & Sharkey 2004; [EXT]):
+Chen, Hong, Harris & Sharkey (2004); docs/methods/basis.md:
 OFR-LOO (each step adds the candidate with the smallest closed-form leave-one-out MSE,
 Hong et al. (27)-(28), and selection stops when the LOO MSE stops decreasing) with one
 ridge parameter ``lambda_i`` per orthogonal weight ``g_i``. Between selection runs the
@@ -14,7 +14,7 @@ which is ``lambda_i = alpha_i / beta`` with ``alpha_i <- gamma_i / g_i^2`` and
 then rerun from scratch with the new lambdas: the outer loop.
 
 Everything runs on the one forward-selection engine, :class:`.orthogonal.OrthogonalSelection`
-with a per-candidate ``lam`` vector. Readings of the [GUESS] points of the spec:
+with a per-candidate ``lam`` vector. Readings of what the paper leaves open:
 ``lambda_init`` = 1e-6 for every candidate; candidates not selected keep ``lambda_init``;
 the outer loop stops when the selected subset is unchanged and no lambda moved by more
 than 1 % (|delta log lambda| < 0.01), or after ``max_outer`` = 10 runs; the returned model

@@ -1,4 +1,4 @@
-"""MDL choice of the RVM kernel width (Anguita & Gagliolo; spec/basis-selection.md §3).
+"""MDL choice of the RVM kernel width (Anguita & Gagliolo; docs/methods/basis.md).
 
 Kernel ``exp(-||x - x'||^2 / (2 rho^2))`` (our width r = sqrt(2) rho) plus a bias column,
 k0 = n + 1 initial weights; for each rho on a log10 grid an RVM is trained and the

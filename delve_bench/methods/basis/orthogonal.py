@@ -1,7 +1,8 @@
 """Orthogonal forward selection: the one engine behind OLS, ROLS, OFR-LOO, LROLS and the
 two-class OFS classifiers (OFS-LOOMI and its ablations).
 
-spec/rbf-ols.md A.10, A.12 and Part C. All unselected candidate columns are kept
+Orr (1996) §7.1, §7.3 (App. A.13, A.15); Chen, Hong, Harris & Sharkey (2004). All
+unselected candidate columns are kept
 orthogonalised against the selected ones by modified Gram-Schmidt (O(N P) per step), so
 every candidate's score costs O(N) or less. The pluggable parts are
 
@@ -14,7 +15,7 @@ every candidate's score costs O(N) or less. The pluggable parts are
   (frequent: both depend on the data only through a 2 x 2 table) by the smaller LOO MSE;
 * the **regularisation** on the orthogonal weights: a per-candidate ``lam`` (0 = OLS; a
   constant = ROLS with fixed lambda; a vector = local lambdas, LROLS), optionally one
-  global re-estimation step after each selection (``reest=<criterion>``, A.12), or
+  global re-estimation step after each selection (``reest=<criterion>``, Orr §7.3), or
   (``lam_update="evidence"``) Hong & Chen's per-stage Bayesian lambda of the selected
   term: ``n_bayes`` evidence iterations from the candidate's lambda (eqs. 45, 47),
   reset to ``lam_reset`` when they diverge or end above ``lam_max``;
@@ -236,7 +237,7 @@ class OrthogonalSelection:
             self._reestimate_global()
 
     def _reestimate_global(self) -> None:
-        """One step of ROLS' global lambda re-estimation (A.12) after a selection."""
+        """One step of ROLS' global lambda re-estimation (Orr §7.3) after a selection."""
         k, c, _ = self._arrays()
         lam = self.lam_t[-1]
         S = self.sse()
@@ -286,6 +287,8 @@ class OrthogonalSelection:
 
     def val_prediction(self, m: int | None = None) -> np.ndarray:
         """Predictions of the m-term model for the rows of ``F_val``."""
+        if self.Fv is None:
+            raise ValueError("the selection was made without validation inputs (F_val)")
         m = self.m if m is None else m
         k, c, lam = self._arrays()
         if m == 0:

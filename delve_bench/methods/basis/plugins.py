@@ -1,16 +1,18 @@
 """DELVE method plugins of the basis-function family (methods/*.yaml point here).
 
-Every plugin applies Barrio et al.'s preprocessing to the harness' encoded data (inputs
-to [-1, 1], targets centred; spec/basis-selection.md §1.2, read as covering all their
-experiments) and uses a dictionary of Gaussian RBFs centred on the training inputs. The
-widths come from a pluggable stage: ``"abf"`` (ABF's marginal-likelihood widths, §1.7),
-or Orr's scale grid chosen by the final model-selection criterion (spec/rbf-ols.md A.14).
-The Bayesian methods (ABF, RVM, SSGE) serve S, A and L; the others S and A.
+Every plugin applies Barrio et al.'s preprocessing to the harness' encoded data (inputs to
+[-1, 1], targets centred; Barrio et al. 2009 §6.2.3, read as covering all their experiments;
+docs/methods/basis.md) and uses a dictionary of Gaussian RBFs centred on the training
+inputs. The widths come from a pluggable stage: ``"abf"`` (ABF's marginal-likelihood widths,
+Barrio et al. §6.2.1), or Orr's scale grid chosen by the final model-selection criterion
+(the scale list of Orr's ``rbf_fs_2``). The Bayesian methods (ABF, RVM, SSGE) serve S, A and
+L; the others S and A.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Callable, Iterable
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 
@@ -18,19 +20,19 @@ from ..base import FitContext, Gaussian, Method, Prediction
 from .abf import AbfFit, abf_widths, fit_abf
 from .design import Scaling, rbf_design
 from .evidence import EvidenceState
-from .local_ridge import local_ridge, starting_model
-from .lrols import lrols_loo
+from .local_ridge import Start, local_ridge, starting_model
+from .lrols import LrolsFit, lrols_loo
 from .orthogonal import OrthogonalSelection, run_selection
-from .ridge import global_ridge
+from .ridge import RidgeFit, global_ridge
 from .rvm import fast_rvm
-from .ssge import STRATEGIES, EvidenceSearch
+from .ssge import STRATEGIES, EvidenceSearch, oscil, pta, sffs
 from .stopping import LookAheadStop, OrrStop
 
 
 class _BasisMethod(Method):
     """Shared plumbing: scaling, the width stage, linear prediction on chosen centres."""
 
-    losses = ("S", "A")
+    losses: tuple[str, ...] = ("S", "A")
     width_iterations = 100
     width_max_n = 2048
 
@@ -76,7 +78,7 @@ class _BayesMethod(_BasisMethod):
 # --------------------------------------------------------------------------------- ABF
 class Abf(_BayesMethod):
     """abf-1: all N basis functions, shared alpha, beta and ARD widths by CG on the
-    marginal likelihood (§1.7). One work unit = one CG iteration."""
+    marginal likelihood (Barrio et al. §6.2.1). One work unit = one CG iteration."""
 
     def __init__(self, max_iterations: int = 100):
         self.max_iterations = max_iterations
@@ -103,7 +105,8 @@ class Abf(_BayesMethod):
 
 # --------------------------------------------------------------------------------- RVM
 class Rvm(_BayesMethod):
-    """rvm-1: Tipping & Faul's fast RVM on the N RBFs with the ABF widths (§1.8, §2.2).
+    """rvm-1: Tipping & Faul's fast RVM on the N RBFs with the ABF widths (Barrio et al. §2.1,
+    §6.2; Tipping & Faul 2003).
     One work unit = one add/delete/re-estimate iteration."""
 
     def __init__(self, width_iterations: int = 100, width_max_n: int = 2048):
@@ -131,7 +134,8 @@ class Rvm(_BayesMethod):
 
 # -------------------------------------------------------------------------------- SSGE
 class Ssge(_BayesMethod):
-    """ssge-*: PTA(l, r), SFFS or Oscil(c) guided by the evidence (§1.6), on the N RBFs
+    """ssge-*: PTA(l, r), SFFS or Oscil(c) guided by the evidence (Barrio et al. §4-§5), on
+    the N RBFs
     with the ABF widths. One work unit = one add or remove."""
 
     def __init__(
@@ -153,11 +157,11 @@ class Ssge(_BayesMethod):
         widths = self._abf_widths(Xs, t, ctx).widths
         search = EvidenceSearch(rbf_design(Xs, Xs, widths), t, stop=ctx.budget.exhausted)
         if self.strategy == "pta":
-            res = STRATEGIES["pta"](search, self.l, self.r)
+            res = pta(search, self.l, self.r)
         elif self.strategy == "oscil":
-            res = STRATEGIES["oscil"](search, self.c)
+            res = oscil(search, self.c)
         else:
-            res = STRATEGIES["sffs"](search)
+            res = sffs(search)
         st = res.state
         self._set_posterior(Xs[st.idx], widths, st)
         ctx.info.update(
@@ -176,7 +180,8 @@ class Ssge(_BayesMethod):
 class OlsCv(_BasisMethod):
     """ols-cv-1: plain OLS forward selection (Chen et al.), the number of BFs by K-fold CV
     with the look-ahead stopping rule on the fold-summed validation SSE, then a refit on
-    the whole training set (spec §1.9 [GUESS] a-d); ABF widths."""
+    the whole training set (Barrio et al. §6.2.2 gives no details; docs/methods/basis.md);
+    ABF widths."""
 
     def __init__(self, folds: int = 5, width_iterations: int = 100, width_max_n: int = 2048):
         self.folds = folds
@@ -221,6 +226,29 @@ def orr_radii(Xs: np.ndarray) -> np.ndarray:
     return np.where(r > 0, r, 1.0)
 
 
+Fit = TypeVar("Fit")
+
+
+def best_scale(
+    scales: Iterable[float], fit_at: Callable[[float], Fit], value: Callable[[Fit], float]
+) -> tuple[float, Fit]:
+    """Orr's choice of the radius scale (the scale list of ``rbf_fs_2``): fit at every scale
+    and keep the fit with the
+    lowest final criterion ``value(fit)`` (the first one on ties)."""
+    best: tuple[float, Fit] | None = None
+    for s in scales:
+        fit = fit_at(s)
+        if best is None or value(fit) < value(best[1]):
+            best = (s, fit)
+    if best is None:
+        raise ValueError("no radius scales to choose from")
+    return best
+
+
+def _value(fit: _Selected | RidgeFit) -> float:
+    return fit.value
+
+
 class _Selected(NamedTuple):
     """One forward selection at one radius scale."""
 
@@ -231,9 +259,9 @@ class _Selected(NamedTuple):
 
 
 class OrrForward(_BasisMethod):
-    """ols-gcv-1 / rols-1: forward selection with MGS (A.10, A.12); optional global
+    """ols-gcv-1 / rols-1: forward selection with MGS (Orr §7.1, §7.3); optional global
     lambda re-estimated one step per selection; Orr's wait/thresh stop on a GCV-like
-    criterion; the radius scale from ``scales`` chosen by the final criterion (A.14)."""
+    criterion; the radius scale from ``scales`` chosen by the final criterion."""
 
     def __init__(
         self,
@@ -261,13 +289,9 @@ class OrrForward(_BasisMethod):
     def fit(self, X, y, ctx):
         Xs, t = self._prepare(X, y)
         base = orr_radii(Xs)
-        best: tuple[float, _Selected] | None = None
-        for s in self.scales:
-            r = self._select(rbf_design(Xs, Xs, s * base), t)
-            if best is None or r.value < best[1].value:
-                best = (s, r)
-        assert best is not None, "no radius scales"
-        s, r = best
+        s, r = best_scale(
+            self.scales, lambda s: self._select(rbf_design(Xs, Xs, s * base), t), _value
+        )
         widths = s * base
         self._set_linear(Xs[r.sel.sel[: r.m]], widths, r.sel.weights(r.m, r.lam))
         ctx.info.update(
@@ -277,7 +301,7 @@ class OrrForward(_BasisMethod):
 
 class OrrRidge(_BasisMethod):
     """ridge-1: global ridge on all N centres, lambda re-estimated to convergence from
-    several starts (A.7), the radius scale chosen by the final criterion (A.14)."""
+    several starts (Orr §6.2), the radius scale chosen by the final criterion."""
 
     def __init__(self, criterion: str = "gcv", scales=(0.25, 0.5, 1.0, 2.0, 4.0)):
         self.criterion, self.scales = criterion, scales
@@ -285,12 +309,11 @@ class OrrRidge(_BasisMethod):
     def fit(self, X, y, ctx):
         Xs, t = self._prepare(X, y)
         base = orr_radii(Xs)
-        best = None
-        for s in self.scales:
-            fit = global_ridge(rbf_design(Xs, Xs, s * base), t, self.criterion)
-            if best is None or fit.value < best[0].value:
-                best = (fit, s)
-        fit, s = best
+        s, fit = best_scale(
+            self.scales,
+            lambda s: global_ridge(rbf_design(Xs, Xs, s * base), t, self.criterion),
+            _value,
+        )
         self._set_linear(Xs, s * base, fit.weights)
         ctx.info.update(
             n_basis=len(Xs),
@@ -303,11 +326,11 @@ class OrrRidge(_BasisMethod):
 
 
 class LocalRidgeMethod(_BasisMethod):
-    """local-ridge-1: ORR's local ridge regression (A.8), one lambda per centre set to its
+    """local-ridge-1: Orr's local ridge regression (§6.3-6.4), one lambda per centre set to its
     GCV minimiser in sweeps until GCV stops falling; lambda = inf prunes a centre. It
     post-processes a starting model: by default global ridge on all centres (ORR's option
     a; ``init="ols"``: the OLS-GCV subset at lambda 0, option b), whose own GCV also picks
-    the radius scale (A.14). One work unit = one sweep."""
+    the radius scale. One work unit = one sweep."""
 
     def __init__(
         self,
@@ -326,13 +349,12 @@ class LocalRidgeMethod(_BasisMethod):
     def fit(self, X, y, ctx):
         Xs, t = self._prepare(X, y)
         base = orr_radii(Xs)
-        best = None
-        for s in self.scales:
+
+        def start_at(s: float) -> tuple[Start, np.ndarray]:
             F = rbf_design(Xs, Xs, s * base)
-            start = starting_model(F, t, self.init, self.wait, self.thresh)
-            if best is None or start.gcv < best[0].gcv:
-                best = (start, s, F)
-        start, s, F = best
+            return starting_model(F, t, self.init, self.wait, self.thresh), F
+
+        s, (start, F) = best_scale(self.scales, start_at, lambda sf: sf[0].gcv)
         fit = local_ridge(
             F, t, start, max_sweeps=self.max_sweeps, tol=self.tol, stop=ctx.budget.exhausted
         )
@@ -351,9 +373,9 @@ class LocalRidgeMethod(_BasisMethod):
 
 
 class LrolsLoo(_BasisMethod):
-    """lrols-loo-1: locally regularised OFR with the LOO criterion (rbf-ols.md Part C):
-    OFR-LOO selection with one lambda per term, the lambdas updated by global evidence
-    iterations between selection runs until subset and lambdas settle (at most
+    """lrols-loo-1: locally regularised OFR with the LOO criterion (Chen, Hong, Harris &
+    Sharkey 2004): OFR-LOO selection with one lambda per term, the lambdas updated by global
+    evidence iterations between selection runs until subset and lambdas settle (at most
     ``max_outer`` runs); radius scale chosen by the final LOO MSE. One work unit = one
     selection run."""
 
@@ -370,9 +392,9 @@ class LrolsLoo(_BasisMethod):
     def fit(self, X, y, ctx):
         Xs, t = self._prepare(X, y)
         base = orr_radii(Xs)
-        best = None
-        for s in self.scales:
-            fit = lrols_loo(
+
+        def fit_at(s: float) -> LrolsFit:
+            return lrols_loo(
                 rbf_design(Xs, Xs, s * base),
                 t,
                 lam_init=self.lam_init,
@@ -380,9 +402,8 @@ class LrolsLoo(_BasisMethod):
                 max_terms=self.max_terms,
                 stop=ctx.budget.exhausted,
             )
-            if best is None or fit.loo_mse < best[0].loo_mse:
-                best = (fit, s)
-        fit, s = best
+
+        s, fit = best_scale(self.scales, fit_at, lambda f: f.loo_mse)
         chosen = fit.sel.sel[: fit.m]
         self._set_linear(Xs[chosen], s * base, fit.sel.weights(fit.m))
         ctx.info.update(
@@ -400,7 +421,7 @@ class LrolsLoo(_BasisMethod):
 # ----------------------------------------------------------------------------- MDL-RVM
 class RvmMdl(_BayesMethod):
     """rvm-mdl-1: fast RVM with a bias, one isotropic width chosen on a log10 grid by the
-    MDL-alpha (or MDL-w) code length of Anguita & Gagliolo (spec §3). One work unit = one
+    MDL-alpha (or MDL-w) code length of Anguita & Gagliolo (eqs. 10, 14). One work unit = one
     grid point."""
 
     def __init__(
@@ -447,10 +468,11 @@ class RvmMdl(_BayesMethod):
 
 # --------------------------------------------------------------------------------- SVM
 class Svm(_BasisMethod):
-    """svm-1: epsilon-SVR with the ARD Gaussian kernel ``exp(-sum_d (x_d - x'_d)^2 / r_d^2)``
-    at the ABF widths (Barrio et al. modified LIBSVM for per-dimension widths, §1.10),
-    C and epsilon by 5-fold CV on a log grid ([GUESS]: C in 10^-1..10^3, epsilon in
-    {0.01, 0.03, 0.1, 0.3} x std(t)). Engine: scikit-learn's SVR (libsvm) on inputs
+    """svm-1: epsilon-SVR with the ARD Gaussian kernel
+    ``exp(-sum_d (x_d - x'_d)^2 / r_d^2)`` at the ABF widths (Barrio et al. modified LIBSVM
+    for per-dimension widths, §2.1, §6.2), C and epsilon by 5-fold CV on a log grid (ours;
+    the paper gives none: C in 10^-1..10^3, epsilon in {0.01, 0.03, 0.1, 0.3} x std(t)).
+    Engine: scikit-learn's SVR (libsvm) on inputs
     divided by the widths, so its ``gamma = 1`` kernel is exactly the ARD kernel."""
 
     def __init__(

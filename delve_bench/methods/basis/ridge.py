@@ -1,12 +1,12 @@
 """Global ridge regression with lambda re-estimated by a GCV-like criterion (ORR §6.2).
 
-spec/rbf-ols.md A.7, SVD form of Orr's ``rbf_rr_2``: with ``H = U s V^T``,
+Orr App. A.10, SVD form of Orr's ``rbf_rr_2``: with ``H = U s V^T``,
 ``mu_i = s_i^2`` (zero-padded to p) and ``yu_i = (U^T y)_i^2``:
 ``S = sum lam^2 yu/(lam + mu)^2``, ``gamma = sum mu/(lam + mu)``,
 ``tau = sum mu/(lam + mu)^2``, ``q = sum mu yu/(lam + mu)^3`` and
 ``lam <- K_XYZ S tau / q``. Stops when the criterion stops changing (relative change
 below 1/thresh) or after ``hard`` steps; Orr's anti-cycling step is applied. Because the
-criterion can have local minima (A.15), several starting values are tried and the
+criterion can have local minima (Orr §6.5), several starting values are tried and the
 lowest final criterion is kept (the ``lambdas`` option of rbf_rr_2).
 """
 

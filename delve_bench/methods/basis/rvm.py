@@ -1,15 +1,15 @@
 """The Relevance Vector Machine: Tipping & Faul's fast marginal-likelihood algorithm and,
 as a reference for benchmarks and the MDL study, Tipping's (2001) plain re-estimation.
 
-spec/basis-selection.md §2. The fast algorithm follows the T&F paper with the
-SparseBayes 2.0 conventions the spec lists: the initial noise variance is 0.1 var(t)
-(T&F and Barrio et al., *not* SparseBayes' (0.1 std t)^2); every iteration evaluates the
-likelihood change of every candidate action and takes the best, deletions first; beta is
-updated on each of the first 10 iterations, then every 5, and whenever termination is
-proposed; beta <= 1e6 / var(t); candidates aligned with an in-model vector
-(normalised inner product > 1 - 1e-3) are not added; the last basis function is never
-deleted. One *iteration* (one add / delete / re-estimate action) is one work unit, which
-is also what Barrio et al. count as "re-estimation iterations".
+Tipping (2001); Tipping & Faul (2003); docs/methods/basis.md. The fast algorithm follows the
+T&F paper with the conventions of the SparseBayes 2.0 reference code: the initial noise
+variance is 0.1 var(t) (T&F and Barrio et al., *not* SparseBayes' (0.1 std t)^2); every
+iteration evaluates the likelihood change of every candidate action and takes the best,
+deletions first; beta is updated on each of the first 10 iterations, then every 5, and
+whenever termination is proposed; beta <= 1e6 / var(t); candidates aligned with an in-model
+vector (normalised inner product > 1 - 1e-3) are not added; the last basis function is never
+deleted. One *iteration* (one add / delete / re-estimate action) is one work unit, which is
+also what Barrio et al. count as "re-estimation iterations".
 """
 
 from __future__ import annotations
@@ -186,7 +186,7 @@ def plain_rvm(
     stop: Callable[[int], bool] | None = None,
     beta0: float | None = None,
 ) -> RvmResult:
-    """Tipping's (2001) re-estimation RVM (§2.1): all basis functions start in the model
+    """Tipping's (2001) re-estimation RVM (Tipping 2001): all basis functions start in the model
     with ``alpha = (1/N)^2``; each iteration refits the posterior (O(M^3)) and applies
     ``alpha_i = gamma_i / mu_i^2``, ``beta = (N - sum gamma) / ||t - Phi mu||^2``;
     prunes ``alpha_i > alpha_max``; stops when ``max |Delta log alpha| < tol``. The

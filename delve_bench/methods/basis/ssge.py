@@ -1,21 +1,21 @@
 """Search Strategies Guided by the Evidence (Barrio, Romero & Belanche 2009).
 
-spec/basis-selection.md §1.3-1.6 and Appendix A. One shared weight precision alpha and a
+Barrio et al. §3-§5; docs/methods/basis.md. One shared weight precision alpha and a
 noise precision beta; candidates are scored with the fast evidence increments (eqs. 30,
-42) at the current alpha, beta (the cost-saving rule §1.5.3), the chosen move is applied
+42) at the current alpha, beta (the cost-saving rule of §5.2.3), the chosen move is applied
 by the rank-one updates of :class:`~.evidence.EvidenceState`, then alpha, beta are
 re-estimated with MacKay's formulas until they move less than eps = 0.1 posterior
-standard deviations (§1.5.4; the old values are kept at convergence, so the incremental
+standard deviations (eq. 47; the old values are kept at convergence, so the incremental
 updates stay valid). The objective is the approximate log evidence, eq. 18/48.
 
-Strategies: PTA(l, r), SFFS and Oscil(c) (§1.6); all stop by the rule of §1.6.4
+Strategies: PTA(l, r), SFFS and Oscil(c) (§4, §5.3); all stop by the rule of §6.2.2
 (``M > m_h + round(max(15, 0.3 m_h))``) or when the dictionary is exhausted, and return the
-highest-evidence model recorded (Oscil: its final fixed-size model). Readings of the
-spec's open points: SFFS never removes the basis function it has just added, and tests a
+highest-evidence model recorded (Oscil: its final fixed-size model). Readings of what the paper
+leaves open: SFFS never removes the basis function it has just added, and tests a
 conditional removal after re-estimation, rolling it back if it does not beat the best
-evidence seen at the smaller size (§1.6.2 [GUESS]); Oscil's swing depth runs s = 1..c,
+evidence seen at the smaller size (Pudil et al. 1994); Oscil's swing depth runs s = 1..c,
 removals are capped to leave one basis function, and its step count includes the
-PTA(1,0) start (§1.6.3 [GUESS]). One add or remove is one work unit.
+PTA(1,0) start (Somol & Pudil 2000). One add or remove is one work unit.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ class SsgeResult:
 
 
 def stop_rule_k(m_h: int) -> int:
-    """k = round(max(15, 0.3 m_h)) with halves rounded up (§1.6.4)."""
+    """k = round(max(15, 0.3 m_h)) with halves rounded up (Barrio et al. §6.2.2)."""
     return int(np.floor(max(15.0, 0.3 * m_h) + 0.5))
 
 
@@ -78,15 +78,14 @@ class EvidenceSearch:
         self.budget_stop = stop or (lambda done: False)
         beta0 = 1.0 / (0.1 * float(np.var(t)))
         self.st = EvidenceState(B, t, beta0, track_R=True)
-        self.adds = self.removes = 0
-        self.best: Record | None = None
-        self.best_by_size: dict[int, Record] = {}
-        i0 = initial_basis(B, t)  # first BF by the projection rule (§1.5.6)
+        self.removes = 0
+        i0 = initial_basis(B, t)  # first BF by the projection rule (Barrio et al. §5.2.5)
         self.st.idx, self.st.alpha = [i0], np.array([ALPHA0])
         self.st.recompute()
         self.adds = 1
         self.reestimate(force_log_ev=True)
-        self.record()
+        self.best: Record = self.current_record()
+        self.best_by_size: dict[int, Record] = {self.st.M: self.best}
 
     # ------------------------------------------------------------------------ evidence
     @property
@@ -129,11 +128,14 @@ class EvidenceSearch:
             self.log_ev = float(self.log_evidence())
         return changed
 
-    def record(self) -> None:
-        rec = Record(
+    def current_record(self) -> Record:
+        return Record(
             idx=tuple(self.st.idx), alpha=self.alpha, beta=self.st.beta, log_ev=self.log_ev
         )
-        if self.best is None or rec.log_ev > self.best.log_ev:
+
+    def record(self) -> None:
+        rec = self.current_record()
+        if rec.log_ev > self.best.log_ev:
             self.best = rec
         old = self.best_by_size.get(self.st.M)
         if old is None or rec.log_ev > old.log_ev:
@@ -239,7 +241,7 @@ class EvidenceSearch:
 
 # ------------------------------------------------------------------------------ strategies
 def pta(search: EvidenceSearch, l: int = 1, r: int = 0) -> SsgeResult:
-    """Plus-l take-away-r (§1.6.1); PTA(1,0) is forward selection."""
+    """Plus-l take-away-r (Barrio et al. §5.3); PTA(1,0) is forward selection."""
     while not search.should_stop():
         progressed = False
         for _ in range(l):
@@ -252,7 +254,7 @@ def pta(search: EvidenceSearch, l: int = 1, r: int = 0) -> SsgeResult:
 
 
 def sffs(search: EvidenceSearch) -> SsgeResult:
-    """Sequential forward floating selection (§1.6.2)."""
+    """Sequential forward floating selection (Barrio et al. §4; Pudil et al. 1994)."""
     while not search.should_stop():
         added = search.add_best()
         if added is None:
@@ -269,7 +271,8 @@ def sffs(search: EvidenceSearch) -> SsgeResult:
 
 
 def oscil(search: EvidenceSearch, c: int = 5) -> SsgeResult:
-    """Oscillating search of depth c from the PTA(1,0) solution (§1.6.3)."""
+    """Oscillating search of depth c from the PTA(1,0) solution (Barrio et al. §4;
+    Somol & Pudil 2000)."""
     start = pta(search, 1, 0)
     rec = search.best
     search.st = start.state.copy()
@@ -287,12 +290,7 @@ def oscil(search: EvidenceSearch, c: int = 5) -> SsgeResult:
         while search.st.M < m0 and search.add_best() is not None:
             pass
         if search.st.M == m0 and search.log_ev > current.log_ev:
-            current = Record(
-                idx=tuple(search.st.idx),
-                alpha=search.alpha,
-                beta=search.st.beta,
-                log_ev=search.log_ev,
-            )
+            current = search.current_record()
             s = 1
             continue
         counts = (search.adds, search.removes)

@@ -1,6 +1,6 @@
 """Stopping rules for forward selection (one job each; all minimise a criterion).
 
-* :class:`OrrStop`: the "age" rule of Orr's ``rbf_fs_2`` (spec/rbf-ols.md A.13): a new
+* :class:`OrrStop`: the "age" rule of Orr's ``rbf_fs_2`` (his 1999 MATLAB package): a new
   minimum must improve by more than 1/thresh; stop after ``wait`` non-improving steps;
   the kept size is the last accepted minimum. ``wait=1, thresh=inf`` is "stop at the
   first increase" (the OFR-LOO rule). With ``thresh=inf``, ``wait=p`` and ``min_size=M0``
@@ -8,9 +8,9 @@
   (pass minus it): keep the first M >= M0 whose next p values are all <= J_M. (That
   first M is the strict running maximum from M0 on: an earlier maximum would have been
   overtaken within its look-ahead, which then also overtakes J_M.)
-* :class:`LookAheadStop`: Barrio et al.'s rule (spec/basis-selection.md §1.6.4): stop once
+* :class:`LookAheadStop`: Barrio et al.'s rule (2009 §6.2.2): stop once
   the size exceeds ``m_h + round(max(15, 0.3 m_h))``, ``m_h`` the best size so far; used
-  with the validation SSE for OLS's 5-fold CV (§1.9 [GUESS] b).
+  with the validation SSE for OLS's 5-fold CV (docs/methods/basis.md, ols-cv-1).
 """
 
 from __future__ import annotations

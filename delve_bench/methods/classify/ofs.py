@@ -182,7 +182,8 @@ class OfsLoomi(Classifier):
             key = (run.agrees, run.score, -run.m)
             if best is None or key > (best[0].agrees, best[0].score, -best[0].m):
                 best = (run, s)
-        assert best is not None  # the first width is always tried
+        if best is None:
+            raise ValueError("no width scales to choose from")
         run, s = best
         sel, m = run.sel, run.m
         self.X, self.tau = X[sel.sel[:m]], s * med

@@ -1,16 +1,17 @@
 """gp-map-1: the GP with MAP hyperparameters found by conjugate gradients
-(spec/methods-thesis.md §9.1; thesis §4.5, C ``gp-map.c``).
+(Rasmussen 1996 §4.5, C ``gp-map.c`` in App. A.5; docs/methods/gp.md).
 
-A single CG run (:mod:`..cg`, §6) from the thesis' initial values, no restarts, minimising
-the negative log posterior of :mod:`.model`. Stopping (spec §11 #12): the thesis' "about
-150 function and gradient evaluations" (``max_evals``), or two consecutive failed line
-searches. Budget modes: ``work`` -- the budget's work units are evaluations (the YAML
-gives 150); ``cpu`` -- ``max_evals`` evaluations with the budget's CPU seconds as an
-additional cap, checked between line searches. The final hyperparameters are the last CG
-point, which with the non-faithful line search is also the best one found.
+A single CG run (:mod:`delve_bench.numerics.cg`, thesis App. B) from the thesis' initial
+values, no restarts, minimising the negative log posterior of :mod:`.model`. Stopping
+(docs/methods/gp.md, gp-map-1 departure 3): the thesis' "about 150 function and gradient
+evaluations" (``max_evals``), or two consecutive failed line searches. Budget modes:
+``work`` -- the budget's work units are evaluations (the YAML gives 150); ``cpu`` --
+``max_evals`` evaluations with the budget's CPU seconds as an additional cap, checked
+between line searches. The final hyperparameters are the last CG point, which with the
+non-faithful line search is also the best one found.
 
-Predictions are the Gaussian N(mu, s^2) of §8.5 (s^2 includes the noise). A: the exact
-median mu (§11 #13); ``faithful_median=True`` gives the C code's median of 11 draws.
+Predictions are the Gaussian N(mu, s^2) of eq. 4.10 (s^2 includes the noise). A: the exact
+median mu (departure 1); ``faithful_median=True`` gives the C code's median of 11 draws.
 """
 
 from __future__ import annotations

@@ -1,21 +1,21 @@
-"""The Gaussian-process model shared by gp-map-1 and gp-mc-1 (spec/methods-thesis.md §8;
-thesis Ch. 4, C ``cov-1.c``).
+"""The Gaussian-process model shared by gp-map-1 and gp-mc-1 (Rasmussen 1996 Ch. 4, C
+``cov-1.c`` in App. A.5; docs/methods/gp.md).
 
 Covariance (eq. 4.12), on DELVE-encoded (median-centred) inputs::
 
     C(x, x') = a0 + a1 x.x' + v0 exp(-1/2 sum_i w_i (x_i - x'_i)^2),   Q = K + r^2 I
 
 Hyperparameters are in log space, ``theta = [log w_1..log w_m, log v0, log a0, log a1,
-log r^2]`` (§8.2). The objective is the negative log posterior (eq. 4.15–4.18)::
+log r^2]``. The objective is the negative log posterior (eq. 4.15–4.18)::
 
     E(theta) = 1/2 log det Q + 1/2 t' Q^-1 t - log p(theta)     ((n/2) log 2 pi dropped)
 
-with the priors of §8.3. Everything goes through one Cholesky factor of Q (LAPACK
+with the priors of §4.4 (eqs. 4.17-4.18). Everything goes through one Cholesky factor of Q (LAPACK
 ``potrf``); ``Q^-1`` itself is formed only where the gradient's traces need its elements
 (``potri``, the thesis' ``invspd``), and the m ARD derivatives come from one product
 ``(W o K1) X`` instead of m n-by-n matrices, so an evaluation costs
 ``n^3/3 + n^3/3 + O(m n^2)``. A Q that is not positive definite gives ``E = +inf``
-(spec §11 #21): the line search backtracks and HMC rejects.
+(the C code exits): the line search backtracks and HMC rejects.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from ...numerics.distance import sq_distances
 
 LOG2PI = float(np.log(2 * np.pi))
 
-#: prior of log v0: N(-1, 1^2); of log a0, log a1, log r^2: N(-3, 3^2) (§8.3)
+#: prior of log v0: N(-1, 1^2); of log a0, log a1, log r^2: N(-3, 3^2) (thesis §4.4)
 V0_MEAN, V0_SD = -1.0, 1.0
 OTHER_MEAN, OTHER_SD = -3.0, 3.0
 #: ARD prior: w^-1 ~ Gamma(Neal mean mu0 m^2, alpha = 1) (eq. 4.18)
@@ -42,7 +42,7 @@ def n_hyper(m: int) -> int:
 
 
 def initial_theta(m: int) -> np.ndarray:
-    """The thesis' start (§8.2): w_i = 1/m, v0 = 1, a0 = a1 = r^2 = e^-2."""
+    """The thesis' start (§4.5): w_i = 1/m, v0 = 1, a0 = a1 = r^2 = e^-2."""
     return np.concatenate([np.full(m, -np.log(m)), [0.0, -2.0, -2.0, -2.0]])
 
 
@@ -74,7 +74,7 @@ class Hyper:
 
 
 def neg_log_prior(theta: np.ndarray) -> tuple[float, np.ndarray]:
-    """``-log p(theta)`` and its gradient, as the C ``prior()`` (§8.3; constants of the
+    """``-log p(theta)`` and its gradient, as the C ``prior()`` (eqs. 4.17-4.18; constants of the
     Gaussians dropped, the ARD one kept with 2 pi for the C typo 6.2831953)."""
     theta = np.asarray(theta, dtype=float)
     m = len(theta) - 4
@@ -147,7 +147,7 @@ class GPObjective:
         # Q is Fortran-ordered: factorised in place without a copy; clean=1 zeroes the
         # upper triangle, which potri leaves alone
         L, info = lapack.dpotrf(Q, lower=1, clean=1, overwrite_a=1)
-        if info != 0:  # not positive definite: an impossible state (spec §11 #21)
+        if info != 0:  # not positive definite: an impossible state (E = +inf)
             return np.inf, nan
         q, _ = lapack.dpotrs(L, self.t, lower=1)
         E = float(np.sum(np.log(np.diag(L)))) + 0.5 * float(self.t @ q)
@@ -204,7 +204,7 @@ class GPObjective:
 
 @dataclass(frozen=True)
 class Posterior:
-    """The GP conditioned on the training set for one hyperparameter setting (§8.5)."""
+    """The GP conditioned on the training set for one hyperparameter setting (eq. 4.10)."""
 
     X: np.ndarray
     h: Hyper

@@ -1,12 +1,13 @@
 """mlp-ese-1: ensembles of MLPs trained by conjugate gradients with early stopping
-(spec/methods-thesis.md §4; thesis §3.6 and App. A.3).
+(Rasmussen 1996 §3.6 and App. A.3; docs/methods/mlp.md).
 
 Each member is the network of :mod:`.network` with the smallest H whose weight count reaches
-the number of training cases left after a random floor(N/3) validation split (§4.3),
-initialised with ``randomizeNet(0.1)`` (§4.4) and trained on the unregularised squared
-error with the package's one CG minimiser (:mod:`.cg`, §6), one line search at a time.
-The validation error is computed after every line search and the weights with the lowest
-(earliest on ties) are kept. A member stops, in order of precedence, when (§4.6)
+the number of training cases left after a random floor(N/3) validation split, initialised
+with ``randomizeNet(0.1)`` (App. A.3) and trained on the unregularised squared error with
+the package's one CG minimiser (:mod:`delve_bench.numerics.cg`, thesis App. B), one line
+search at a time. The validation error is computed after every line search and the weights
+with the lowest (earliest on ties) are kept. A member stops, in order of precedence, when
+(thesis §3.6)
 
 1. CG has converged (two consecutive failed line searches);
 2. it has used ``min(total/3, total - used)`` of the budget;
@@ -22,8 +23,9 @@ Budget units. ``cpu`` mode: process CPU seconds, the thesis' 1.875 s per trainin
 error + gradient over the Nt training cases, counted by CG including the start point),
 so the run is deterministic; the same rules apply with time replaced by evaluations.
 
-Readings taken (§11): a uniform random permutation for each member's split (#5); H >= 1
-(#6); init 0.1/sqrt(fan-in) with the bias in the fan-in (#7); CG as in :mod:`.cg` (#8, #9).
+Readings taken (docs/methods/mlp.md, mlp-ese-1 departures 1-4): a uniform random permutation
+for each member's split; H >= 1; init 0.1/sqrt(fan-in) with the bias in the fan-in; CG as in
+:mod:`delve_bench.numerics.cg`.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from .network import MlpData, MlpShape, ese_hidden_units, forward, forward_many,
 
 
 class MlpEse1(Method):
-    """Early-stopping MLP ensemble of Rasmussen (1996) §3.6 (constants of spec §4.2)."""
+    """Early-stopping MLP ensemble of Rasmussen (1996) §3.6 (constants of App. A.3)."""
 
     losses = ("S", "A")
 
@@ -68,9 +70,10 @@ class MlpEse1(Method):
         budget = ctx.budget
         total = budget.require_finite("mlp-ese-1")
         used, done = 0.0, 0  # budget used by the members; training evaluations so far
-        members, log = [], []
+        members: list[np.ndarray] = []
+        log: list[dict] = []
         while used < total and len(members) < self.max_ensemble:
-            perm = ctx.rng.permutation(n)  # §11 #5: a uniform permutation
+            perm = ctx.rng.permutation(n)  # uniform (docs/methods/mlp.md, mlp-ese-1 departure 1)
             va, tr = perm[:nv], perm[nv:]
             start = budget.used(done)
             w, rec = self._train_member(

@@ -1,25 +1,28 @@
 """mlp-mc-1: Bayesian MLP sampled by hybrid Monte Carlo, as Neal's software ran it for the
-thesis (spec/methods-thesis.md §7; thesis §3.7, App. A.4; FBM bnn.1996-08-26).
+thesis (Rasmussen 1996 §3.7, run script in App. A.4; Neal's FBM bnn.1996-08-26;
+docs/methods/mlp.md).
 
 * Network (:mod:`.network`): one tanh hidden layer with direct input->output connections;
   H = the smallest number with at least as many weights as training cases, clamped to
-  6..25 (§7.2).
-* Prior (:mod:`.prior`): Neal's gamma hierarchy with ARD on the inputs (§7.4).
-* Sampler: the package's one HMC sampler (:mod:`.hmc`) on the weights, with trajectories
-  of 100 leapfrog steps, acceptance windows of 10, step sizes 0.15 x Neal's per-weight
-  heuristic (recomputed after every hyperparameter update) and momentum persistence 0.95
-  (§7.6); hyperparameters by Gibbs sampling between trajectories (§7.5).
-* Schedule (§7.7): all weights zero, hyperparameters fixed at ``net-gen fix 0.1 0.5``;
-  then 10 trajectories with fresh momenta in which only the noise level is sampled
-  (``repeat 10 sample-noise heatbath hybrid``; §11 #16: the script, not the text); then the
-  main chain, one iteration = Gibbs update of the noise and all weight hyperparameters,
-  partial momentum refresh, one windowed trajectory (its ``negate`` is folded into the
-  sampler's persistent-momentum convention), until the budget is spent.
-* Prediction (§7.8): 100 states spread evenly over the part of the run after its first
-  third (by CPU time, or by work in work mode); the predictive distribution is the
-  equal mixture of N(f_s(x), sigma_s^2). S: its mean; A: its **exact** median (bisection
-  on the mixture CDF, :mod:`.mixture`, instead of FBM's 11 draws per net; §11 #17);
-  L: its log density.
+  6..25 (thesis §3.7).
+* Prior (:mod:`.prior`): Neal's gamma hierarchy with ARD on the inputs (thesis §3.7).
+* Sampler: the package's one HMC sampler (:mod:`delve_bench.numerics.hmc`) on the weights,
+  with trajectories of 100 leapfrog steps, acceptance windows of 10, step sizes 0.15 x
+  Neal's per-weight heuristic (recomputed after every hyperparameter update) and momentum
+  persistence 0.95 (thesis §3.7; FBM ``mc-hybrid.c``); hyperparameters by Gibbs sampling
+  between trajectories (FBM ``net-mc.c``).
+* Schedule (the App. A.4 script): all weights zero, hyperparameters fixed at
+  ``net-gen fix 0.1 0.5``; then 10 trajectories with fresh momenta in which only the noise
+  level is sampled (``repeat 10 sample-noise heatbath hybrid``: the script, not the text,
+  which says all hyperparameters stay fixed; docs/methods/mlp.md, mlp-mc-1 departure 2);
+  then the main chain, one iteration = Gibbs update of the noise and all weight
+  hyperparameters, partial momentum refresh, one windowed trajectory (its ``negate`` is
+  folded into the sampler's persistent-momentum convention), until the budget is spent.
+* Prediction (thesis eq. 3.15, ``net-pred``): 100 states spread evenly over the part of the
+  run after its first third (by CPU time, or by work in work mode); the predictive
+  distribution is the equal mixture of N(f_s(x), sigma_s^2). S: its mean; A: its **exact**
+  median (bisection on the mixture CDF, :mod:`delve_bench.numerics.mixture`, instead of
+  FBM's 11 draws per net; departure 1); L: its log density.
 
 Budget units: ``cpu`` mode counts process CPU seconds of the whole run (the thesis' 30 s
 per training case, including the initial phase); ``work`` mode counts trajectories (one
@@ -35,7 +38,8 @@ mc-heatbath.c, prior.c, net-prior.c, net-gen.c, net-model.c), with no difference
   window L-W+1..L; a state is picked from the chosen window with probability
   proportional to exp(-H), the momentum negated on acceptance; ``negate`` follows;
 * Gibbs: noise first, then ih (per input, then top, FBM's ``cond_sigma``, the same
-  distribution as the GIG sampler here), bh, ho, io; ``prior_width_scaled`` as spec §7.3;
+  distribution as the GIG sampler here), bh, ho, io; ``prior_width_scaled`` as
+  :func:`.prior.scaled_precision`;
 * ``net-gen fix 0.1 0.5``: sigmas 0.1 (into hidden units), 0.5 (into outputs), output
   bias 1 (its prior allows no other value), noise 0.05, all weights zero.
 
@@ -48,13 +52,15 @@ for a few hundred iterations before finding the fitted mode, so short runs vary.
 
 States are kept thinned (every ``stride``-th main iteration, the stride doubling whenever
 more than ``2 * keep`` are held), so at least ``keep`` evenly spaced states exist for the
-selection, whatever the run length (§11 #15).
+selection, whatever the run length (docs/methods/mlp.md, mlp-mc-1
+departure 4).
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -73,6 +79,7 @@ class Saved:
     work: int  # trajectories done so far (work units)
     cpu: float  # CPU seconds since the start of the run
     fraction: float  # share of the budget used
+    used: float  # CPU seconds on the budget's clock (cpu mode: what fractions divide)
     w: np.ndarray
     hypers: Hypers
 
@@ -89,13 +96,33 @@ class Chain:
     main_accepted: int
     main_accept_prob: float
     accept_trace: list[float] = field(default_factory=list)
+    #: budget fraction -> the chain as a run with that budget would have ended it
+    snapshots: dict[float, Frozen] = field(default_factory=dict)
+
+
+@dataclass
+class Frozen:
+    """The stored states when a snapshot's budget ran out, and when that was."""
+
+    saved: list[Saved]
+    iterations: int
+    budget: Budget
+    fit_cpu: float
+
+    def values(self) -> list[float]:
+        """Each state's share of this budget (the key of the thesis' selection)."""
+        total = self.budget.require_finite("a snapshot")
+        if self.budget.mode == "cpu":
+            return [s.used / total for s in self.saved]
+        return [s.work / total for s in self.saved]
 
 
 class _Store:
     """Thinned, evenly spaced storage of main-chain states (see the module docstring)."""
 
     def __init__(self, keep: int):
-        self.keep, self.stride, self.items = keep, 1, []
+        self.keep, self.stride = keep, 1
+        self.items: list[Saved] = []
 
     def wants(self, it: int) -> bool:
         return it % self.stride == 0
@@ -108,7 +135,7 @@ class _Store:
 
 
 def posterior_energy(data: MlpData, prior: NealPrior, h: Hypers):
-    """The HMC potential energy of the weights given the hyperparameters ``h`` (spec §7.5),
+    """The HMC potential energy of the weights given the hyperparameters ``h``,
     ``E(w) = sum_o tau_o/2 sum_c (f_o(x_c) - t_co)^2 + sum_k tau_(k) w_k^2 / 2``, as a
     function returning ``(E, dE/dw)``."""
     prec, noise = prior.precisions(h), h.noise.copy()
@@ -134,9 +161,13 @@ def run_chain(
     init_repeats: int = 10,
     keep: int = 500,
     progress=None,
+    snapshots: dict[float, Budget] | None = None,
 ) -> Chain:
     """Run the mlp-mc-1 Markov chain on encoded data X (n, I), Y (n, T) until ``budget`` is
-    exhausted (checked between iterations, with done = trajectories so far)."""
+    exhausted (checked between iterations, with done = trajectories so far). For each of
+    ``snapshots`` (fraction -> smaller budget on the same clock) the stored states are
+    frozen after the iteration at which that budget is exhausted, where a run with it
+    would have stopped."""
     t0 = time.process_time()
     n, n_in = X.shape
     shape = MlpShape(n_in, mc_hidden_units(n, n_in, Y.shape[1]), Y.shape[1])
@@ -171,6 +202,8 @@ def run_chain(
     done, it = init_repeats, 0
     store = _Store(keep)
     trace, last_acc, last_it = [], acc0, 0
+    pending = dict(sorted((snapshots or {}).items()))
+    frozen: dict[float, Frozen] = {}
     while it == 0 or not budget.exhausted(done):
         prior.sample_noise(rng, h, data.residuals(hmc.x))
         prior.sample_sigmas(rng, h, hmc.x)
@@ -182,7 +215,15 @@ def run_chain(
         done += 1
         if store.wants(it):
             cpu = time.process_time() - t0
-            store.add(Saved(it, done, cpu, budget.fraction(done), hmc.x.copy(), h.copy()))
+            store.add(
+                Saved(
+                    it, done, cpu, budget.fraction(done), budget.used_cpu(), hmc.x.copy(), h.copy()
+                )
+            )
+        for f, sb in list(pending.items()):
+            if sb.exhausted(done):
+                frozen[f] = Frozen(list(store.items), it, sb, sb.used_cpu())
+                del pending[f]
         if it - last_it >= 100:  # acceptance rate per block of 100 iterations
             trace.append((hmc.accepted - last_acc) / (it - last_it))
             last_acc, last_it = hmc.accepted, it
@@ -197,6 +238,7 @@ def run_chain(
         hmc.accepted - acc0,
         (hmc.sum_accept_prob - prob0) / it,
         trace,
+        frozen,
     )
 
 
@@ -206,12 +248,14 @@ def select_states(
     start: float = 1 / 3,
     end: float | None = None,
     key: str = "fraction",
+    values: list[float] | None = None,
 ) -> list[Saved]:
-    """``net-pred @T/3:T+100`` (spec §7.8): the states whose ``key`` (budget fraction by
-    default; ``cpu`` or ``iteration`` for studies of a longer run) lies in
-    [start, end] (end = the whole run when None), ``n_use`` of them spread evenly over
-    that range; all of them if fewer (the last state if the range is empty)."""
-    vals = [getattr(s, key) for s in saved]
+    """``net-pred @T/3:T+100`` (thesis App. A.4): the states whose ``key`` (budget fraction by
+    default; ``cpu`` or ``iteration`` for studies of a longer run; or the given
+    ``values``) lies in [start, end] (end = the whole run when None), ``n_use`` of them
+    spread evenly over that range; all of them if fewer (the last state if the range is
+    empty)."""
+    vals = values if values is not None else [getattr(s, key) for s in saved]
     if end is None:
         end = max(vals)
     cands = [s for s, v in zip(saved, vals, strict=True) if start <= v <= end]
@@ -235,7 +279,9 @@ def predictive(shape: MlpShape, states: list[Saved], X: np.ndarray) -> Predictio
 
 
 class MlpMc1(Method):
-    """Neal's Bayesian MLP by HMC with the thesis' settings (spec §7)."""
+    """Neal's Bayesian MLP by HMC with the thesis' settings (Rasmussen 1996 §3.7)."""
+
+    anytime = True
 
     def __init__(
         self,
@@ -248,7 +294,7 @@ class MlpMc1(Method):
         burn_fraction: float = 1 / 3,
         keep: int = 500,
     ):
-        self.params = dict(
+        self.params: dict[str, Any] = dict(
             step_factor=step_factor,
             n_steps=n_steps,
             window=window,
@@ -265,11 +311,11 @@ class MlpMc1(Method):
         if Y.shape[1] != 1:
             raise ValueError("mlp-mc-1 predicts a single target")
         ctx.budget.require_finite("mlp-mc-1")
-        self.chain = run_chain(X, Y, ctx.rng, ctx.budget, progress=ctx.progress, **self.params)
+        self.chain = run_chain(
+            X, Y, ctx.rng, ctx.budget, progress=ctx.progress, snapshots=ctx.snapshots, **self.params
+        )
         self.states = select_states(self.chain.saved, self.n_use, self.burn_fraction)
         ch, used = self.chain, self.states
-        sig = [s.hypers.sigmas() for s in used]
-        mean_sig = {k: np.mean([s[k] for s in sig], axis=0) for k in sig[0]}
         ctx.info.update(
             hidden_units=ch.shape.n_hidden,
             n_weights=ch.shape.n_weights,
@@ -281,6 +327,13 @@ class MlpMc1(Method):
             acceptance_per_100_iterations=ch.accept_trace,
             states_stored=len(ch.saved),
             save_stride=ch.stride,
+            **self._state_info(used),
+        )
+
+    def _state_info(self, used: list[Saved]) -> dict:
+        sig = [s.hypers.sigmas() for s in used]
+        mean_sig = {k: np.mean([s[k] for s in sig], axis=0) for k in sig[0]}
+        return dict(
             states_used=len(used),
             first_used_iteration=used[0].iteration,
             # posterior means of the hyperparameters (as sigmas) over the used states; the
@@ -292,3 +345,19 @@ class MlpMc1(Method):
 
     def predict(self, X: np.ndarray) -> Prediction:
         return predictive(self.chain.shape, self.states, X)
+
+    def _snapshot_states(self, fraction: float) -> list[Saved]:
+        fz = self.chain.snapshots[fraction]
+        return select_states(fz.saved, self.n_use, self.burn_fraction, values=fz.values())
+
+    def snapshot(self, fraction: float, X: np.ndarray) -> Prediction:
+        return predictive(self.chain.shape, self._snapshot_states(fraction), X)
+
+    def snapshot_info(self, fraction: float) -> dict:
+        fz = self.chain.snapshots[fraction]
+        return dict(
+            fit_cpu_seconds=fz.fit_cpu,
+            iterations=fz.iterations,
+            hidden_units=self.chain.shape.n_hidden,
+            **self._state_info(self._snapshot_states(fraction)),
+        )

@@ -1,5 +1,5 @@
-"""The multilayer perceptron shared by mlp-ese-1 and mlp-mc-1 (spec/methods-thesis.md §4.1,
-§7.2): one hidden layer of tanh units, linear outputs, biases everywhere and direct
+"""The multilayer perceptron shared by mlp-ese-1 and mlp-mc-1 (Rasmussen 1996 §3.6,
+§3.7): one hidden layer of tanh units, linear outputs, biases everywhere and direct
 input->output connections (thesis eq. 3.12)::
 
     f_o(x) = sum_h v_oh tanh(sum_i u_hi x_i + a_h) + sum_i w_oi x_i + b_o
@@ -34,7 +34,7 @@ class MlpShape:
 
     @property
     def n_weights(self) -> int:
-        """W(H) = (I+1)H + (H+I+1)T (spec §4.1; equals P(H) of §7.2)."""
+        """W(H) = (I+1)H + (H+I+1)T."""
         return self.n_inner + (self.n_hidden + self.n_in + 1) * self.n_out
 
     def inner(self, w: np.ndarray) -> np.ndarray:
@@ -46,7 +46,7 @@ class MlpShape:
         return w[self.n_inner :].reshape(self.n_hidden + self.n_in + 1, self.n_out)
 
     def group_index(self) -> dict[str, np.ndarray]:
-        """Flat indices of the weight groups of Neal's prior (spec §7.4).
+        """Flat indices of the weight groups of Neal's prior (thesis §3.7).
 
         ``ih`` (I, H): row i = the H weights out of input i; ``bh`` (H,); ``ho`` (H, T);
         ``io`` (I, T): row i = the T weights out of input i; ``bo`` (T,).
@@ -64,7 +64,7 @@ class MlpShape:
 
     def fan_in(self) -> np.ndarray:
         """Fan-in (bias included) of the unit each weight feeds: I+1 for weights into
-        hidden units, H+I+1 for weights into outputs (spec §4.4)."""
+        hidden units, H+I+1 for weights into outputs (App. A.3)."""
         f = np.empty(self.n_weights)
         f[: self.n_inner] = self.n_in + 1
         f[self.n_inner :] = self.n_hidden + self.n_in + 1
@@ -72,25 +72,27 @@ class MlpShape:
 
 
 def ese_hidden_units(n: int, n_in: int, n_out: int = 1, validate_fraction: int = 3) -> int:
-    """mlp-ese-1 size rule (spec §4.3): the smallest H whose weight count reaches the
+    """mlp-ese-1 size rule (thesis §3.6): the smallest H whose weight count reaches the
     number of training cases left after removing floor(n/3) validation cases,
-    ``H = ceil((Nt - (I+1)T) / (I+T+1))``, clamped to H >= 1 (spec §11 item 6)."""
+    ``H = ceil((Nt - (I+1)T) / (I+T+1))``, clamped to H >= 1 (docs/methods/mlp.md,
+    mlp-ese-1 departure 2)."""
     nt = n - n // validate_fraction
     h = math.ceil((nt - (n_in + 1) * n_out) / (n_in + n_out + 1))
     return max(1, h)
 
 
 def mc_hidden_units(n: int, n_in: int, n_out: int = 1, lo: int = 6, hi: int = 25) -> int:
-    """mlp-mc-1 size rule (spec §7.2): the smallest H with P(H) >= n over the *whole*
+    """mlp-mc-1 size rule (thesis §3.7): the smallest H with P(H) >= n over the *whole*
     training set, clamped to 6 <= H <= 25 (I = 8, n = 64 gives 6)."""
     h = math.ceil((n - (n_in + 1) * n_out) / (n_in + n_out + 1))
     return int(min(hi, max(lo, h)))
 
 
 def random_weights(shape: MlpShape, rng: np.random.Generator, scale: float = 0.1) -> np.ndarray:
-    """``randomizeNet(0.1)`` of the thesis C code: every weight ~ N(0, (0.1/sqrt(fan_in))^2),
-    fan-in counted at the destination unit including its bias (spec §4.4; §11 item 7: the
-    code's 0.1/sqrt(fan_in), not the OCR'd text)."""
+    """``randomizeNet(0.1)`` of the thesis C code (App. A.3): every weight drawn from
+    ``N(0, (0.1/sqrt(fan_in))^2)``, the fan-in counted at the destination unit including its
+    bias (the code's 0.1/sqrt(fan_in), not the OCR'd text; docs/methods/mlp.md, mlp-ese-1
+    departure 3)."""
     return scale * rng.standard_normal(shape.n_weights) / np.sqrt(shape.fan_in())
 
 
@@ -117,7 +119,7 @@ def forward_many(shape: MlpShape, ws: np.ndarray, X: np.ndarray) -> np.ndarray:
 
 class MlpData:
     """A network shape bound to training data, with preallocated work arrays, giving the
-    squared-error energy and its gradient by back-propagation (spec §4.5) for all cases
+    squared-error energy and its gradient by back-propagation for all cases
     at once.
 
     ``energy_grad(w, scale)`` returns ``E = 1/2 sum_c sum_o scale_o (f_o(x_c) - t_co)^2`` and
@@ -136,7 +138,7 @@ class MlpData:
         self.GX1 = np.empty((n, H + I + 1))  # [tanh(hidden), X, 1]
         self.GX1[:, H:] = self.X1
         self._Z = np.empty((n, H))
-        self.sum_x2 = (X * X).sum(axis=0)  # sum_c x_ci^2, for HMC step sizes (spec §7.6)
+        self.sum_x2 = (X * X).sum(axis=0)  # sum_c x_ci^2, for HMC step sizes (Neal's heuristic)
 
     def outputs(self, w: np.ndarray) -> np.ndarray:
         """Training-set outputs (n, T); leaves the hidden values in ``GX1``."""

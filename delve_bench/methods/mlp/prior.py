@@ -1,8 +1,8 @@
 """Neal's hierarchical gamma priors for mlp-mc-1 and their Gibbs updates
-(spec/methods-thesis.md §7.3-§7.6; FBM bnn.1996-08-26 ``prior.c``, ``net-prior.c``,
+(Rasmussen 1996 §3.7 and App. A.4; FBM bnn.1996-08-26 ``prior.c``, ``net-prior.c``,
 ``net-mc.c``).
 
-The thesis' run script (spec §7.1) is ::
+The thesis' run script (App. A.4) is ::
 
     net-spec  log 8 H 1 / - x0.2:0.5:1 0.1:0.5 - x0.05:0.5 x0.2:0.5:1 1
     model-spec log real 0.05:0.5
@@ -11,7 +11,8 @@ i.e. (precisions tau = 1/sigma^2, ``Gamma(mean, alpha)`` in Neal's parameterisat
 
 * noise: ``tau_eps ~ Gamma(400, 0.5)``;
 * hidden biases: one ``tau_bh ~ Gamma(100, 0.5)``;
-* hidden->output: one ``tau_ho ~ Gamma(400 H, 0.5)`` (width 0.05 scaled by H; spec §11 #14);
+* hidden->output: one ``tau_ho ~ Gamma(400 H, 0.5)`` (width 0.05 scaled by H;
+  docs/methods/mlp.md, mlp-mc-1 departure 3);
 * input->hidden (ARD): ``tau_i ~ Gamma(omega_ih, 1)`` per input, ``omega_ih ~ Gamma(25 I^2, 0.5)``;
 * input->output (ARD, its own hyperparameters): the same form, ``tau'_i``, ``omega_io``;
 * output bias: sigma fixed at 1.
@@ -33,7 +34,7 @@ from .network import MlpShape
 
 
 def scaled_precision(width: float, n_source: int, alpha: float) -> float:
-    """Mean precision of an ``x``-scaled prior width (FBM ``prior_width_scaled``, spec §7.3).
+    """Mean precision of an ``x``-scaled prior width (FBM ``prior_width_scaled``).
 
     ``alpha`` is the shape of the lowest level that has one (inf if none): the precision is
     ``N^(2/alpha)/W^2`` for alpha < 2, ``N log N / W^2`` for alpha = 2 (N >= 3),
@@ -56,7 +57,7 @@ def gamma_conditional(
 ) -> np.ndarray:
     """Sample a precision with prior ``Gamma(mean, alpha)`` given ``k`` zero-mean Gaussian
     values of sum of squares ``ss``: ``Gamma(shape=(alpha+k)/2, rate=(alpha/mean+ss)/2)``
-    (spec §7.5). Vectorised over array arguments."""
+    (FBM ``net-mc.c``). Vectorised over array arguments."""
     shape = 0.5 * (alpha + np.asarray(k, dtype=float))
     rate = 0.5 * (alpha / np.asarray(mean, dtype=float) + np.asarray(ss, dtype=float))
     return rng.gamma(shape, 1.0 / rate)
@@ -68,7 +69,7 @@ def top_level_conditional(
     """Sample the top-level mean precision omega of an ARD group given its I lower-level
     precisions ``taus`` (each ``~ Gamma(omega, alpha1)``), with prior ``omega ~ Gamma(mu0,
     alpha0)``. The conditional is ``omega^(p-1) exp(-(a omega + b/omega)/2)`` with
-    ``p = (alpha0 - I alpha1)/2``, ``a = alpha0/mu0``, ``b = alpha1 sum(taus)`` (spec §7.5),
+    ``p = (alpha0 - I alpha1)/2``, ``a = alpha0/mu0``, ``b = alpha1 sum(taus)``,
     a generalised inverse Gaussian."""
     p = 0.5 * (alpha0 - len(taus) * alpha1)
     a = alpha0 / mu0
@@ -78,7 +79,8 @@ def top_level_conditional(
 
 @dataclass(frozen=True)
 class NealPrior:
-    """The mlp-mc-1 prior (spec §7.4) for a network shape; widths and shapes as in the
+    """The mlp-mc-1 prior (thesis §3.7, docs/methods/mlp.md) for a network shape; widths and
+    shapes as in the
     thesis script. ``mean``s are mean precisions, ``alpha``s Neal's shape parameters."""
 
     shape: MlpShape
@@ -114,7 +116,8 @@ class NealPrior:
         return scaled_precision(self.ard_width, self.shape.n_in, self.ard_alpha_input)  # 25 I^2
 
     def initial_hypers(self, low: float = 0.1, out: float = 0.5) -> Hypers:
-        """``net-gen fix 0.1 0.5`` + the model-spec noise width (spec §7.7 level 1): sigmas
+        """``net-gen fix 0.1 0.5`` + the model-spec noise width (the App. A.4 script's first
+        step): sigmas
         of groups into hidden units 0.1, into output units 0.5, noise sigma 0.05."""
         I = self.shape.n_in
         return Hypers(
@@ -161,8 +164,9 @@ class NealPrior:
 
     def step_scales(self, h: Hypers, n: int, sum_x2: np.ndarray) -> np.ndarray:
         """Neal's per-weight step-size factors ``e_k = 1/sqrt(H_k)``, H_k an estimate of the
-        largest second derivative of the energy in weight k (spec §7.6 table): the prior
-        precision plus the data curvature, with ``s_o = tau_eps,o`` per output and
+        largest second derivative of the energy in weight k (Neal's heuristic, FBM
+        ``net-mc.c``): the prior precision plus the data curvature, with ``s_o = tau_eps,o``
+        per output and
         ``s_h = sigma_ho^2 sum_o s_o`` per hidden unit."""
         ix = self.index
         s_o = np.asarray(h.noise, dtype=float)  # (T,)

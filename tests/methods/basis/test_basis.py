@@ -1,5 +1,5 @@
-"""Identities and behaviour of the basis-function engine (spec/rbf-ols.md A.4, A.18,
-Part C; spec/basis-selection.md Appendix B, C, §5 B7/B13)."""
+"""Identities and behaviour of the basis-function engine (Orr 1996 §4.5 worked example and
+its App. A identities; Barrio et al. 2009 §5.2 updates; docs/methods/basis.md)."""
 
 from __future__ import annotations
 

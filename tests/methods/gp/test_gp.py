@@ -1,4 +1,4 @@
-"""The GP model and gp-map-1 / gp-mc-1 (spec/methods-thesis.md §8, §9, §12 items 1-2)."""
+"""The GP model and gp-map-1 / gp-mc-1 (Rasmussen 1996 Ch. 4; docs/methods/gp.md)."""
 
 from __future__ import annotations
 
@@ -169,7 +169,7 @@ def test_gp_mc_on_toy_data():
     assert np.all(np.isfinite(p.density.logpdf(t[:6])))
     assert m.iterations_for(64, 20000) == 20000
     assert m.iterations_for(256, 20000) == 1250
-    assert GpMc().iterations_for(1024, 20000) == 1000  # the [G] floor
+    assert GpMc().iterations_for(1024, 20000) == 1000  # the floor of min_iterations
 
 
 def test_work_mode_is_deterministic():

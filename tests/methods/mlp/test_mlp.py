@@ -1,4 +1,5 @@
-"""The MLP methods mlp-ese-1 and mlp-mc-1 (spec/methods-thesis.md §4, §7) and their parts:
+"""The MLP methods mlp-ese-1 and mlp-mc-1 (Rasmussen 1996 §3.6-3.7; docs/methods/mlp.md) and
+their parts:
 architecture rules, initialisation, back-propagation, Neal's priors and Gibbs updates,
 mixture medians, and both methods on real DELVE data."""
 
@@ -28,7 +29,7 @@ def test_ese_size_rule_is_the_smallest_H_with_enough_weights():
         H = mlp.ese_hidden_units(n, I)
         nt = n - n // 3
         assert mlp.MlpShape(I, H).n_weights >= nt > mlp.MlpShape(I, H - 1).n_weights
-    assert mlp.ese_hidden_units(6, 8) == 1  # Nt < (I+1)T: clamped (spec §11 #6)
+    assert mlp.ese_hidden_units(6, 8) == 1  # Nt < (I+1)T: clamped (docs/methods/mlp.md)
 
 
 def test_mc_size_rule_uses_all_cases_and_clamps_to_6_25():
@@ -124,7 +125,7 @@ def test_prior_constants_of_the_thesis_script():
     p = mlp_prior.NealPrior(mlp.MlpShape(8, 6))
     assert p.noise_mean == pytest.approx(400)
     assert p.bh_mean == pytest.approx(100)
-    assert p.ho_mean == pytest.approx(400 * 6)  # 400 H, not 100/H (spec §11 #14)
+    assert p.ho_mean == pytest.approx(400 * 6)  # 400 H, not the OCR's 100/H (docs/methods/mlp.md)
     assert p.ard_mean == pytest.approx(25 * 64)  # 25 I^2
     assert mlp_prior.scaled_precision(1.0, 10, 4.0) == pytest.approx(20.0)
     assert mlp_prior.scaled_precision(1.0, 10, 2.0) == pytest.approx(10 * math.log(10))
@@ -165,7 +166,7 @@ def test_top_level_sampler_matches_the_grid_normalised_density():
     mean = integrate.trapezoid(d * xs, xs) / z
     cdf = integrate.cumulative_trapezoid(d, xs, initial=0) / z
     s = np.array([mlp_prior.top_level_conditional(rng, taus, mu0, a0, a1) for _ in range(8000)])
-    # the same exponents as the spec's GIG form
+    # the same exponents as the GIG form of mlp_prior.top_level_conditional
     assert logdens(3.0) - logdens(1.0) == pytest.approx(
         (p - 1) * np.log(3.0) - 0.5 * (a * 2.0 + b * (1 / 3 - 1)), rel=1e-10
     )
@@ -176,7 +177,7 @@ def test_top_level_sampler_matches_the_grid_normalised_density():
 
 @pytest.mark.slow
 def test_gibbs_sweep_leaves_the_prior_invariant():
-    """Spec §12.4: a ``sample_sigmas`` sweep started from an exact draw of the prior
+    """A ``sample_sigmas`` sweep started from an exact draw of the prior
     (hyperparameters, then weights) must again give draws of the prior. Independent
     replications, so E[log tau] = digamma(alpha/2) - log(alpha / (2 mean)) is checked
     without autocorrelation, for a single precision, the top-level ARD precision and a

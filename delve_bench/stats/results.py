@@ -1,0 +1,104 @@
+"""Result objects of ``delve stats`` and ``delve compare`` (and of :mod:`delve_bench.api`).
+
+Built by keyword; their fields are exactly the keys of the commands' ``--json`` records
+(docs/json.md), which add only ``kind`` and ``schema_version``.
+
+Standard deviations are named for what they measure (Rasmussen 1996 §2.4-2.5):
+
+* ``sd_train``: training sets & stochastic training, sqrt(sigma_a^2), both designs;
+* ``sd_test``: test cases & stochastic prediction & interactions, sqrt(MSe), hierarchical
+  design only (None for the 2-way design);
+* ``sd_cases``: test cases, sqrt(sigma_b^2), 2-way design only;
+* ``sd_interaction``: interactions & stochastic prediction, sqrt(MSe), 2-way design only.
+
+Published splits (classification) add two designs without an ANOVA: ``resampled``
+(overlapping realisations: ``se`` is Nadeau & Bengio's corrected SE, ``se_uncorrected``
+the naive one, ``sd_realisations`` the SD of the realisation means, ``sd_test`` that of
+the test cases) and ``fixed`` (one split: ``sd_test`` over its test cases). SDs a design
+does not have are None.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, kw_only=True)
+class _TaskFacts:
+    task: str
+    loss: str
+    design: str  # 'hierarchical' | '2-way' | 'resampled' | 'fixed'
+    instances: int  # instances used
+    task_instances: int
+    train_size: int
+    test_size: int
+    instances_used: list[int]
+    instances_missing: list[int]  # not run, failed or corrupt
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True, kw_only=True)
+class StatsResult(_TaskFacts):
+    """One method on one task: estimated expected loss, its SE and the SD components,
+    raw and standardised (``standardized`` holds the same keys as the raw numbers)."""
+
+    method: str
+    mean: float
+    se: float
+    sd_train: float | None = None
+    sd_test: float | None = None
+    sd_cases: float | None = None
+    sd_interaction: float | None = None
+    se_uncorrected: float | None = None
+    sd_realisations: float | None = None
+    standardized: dict
+    standardization: dict  # {scale, shift}
+
+
+@dataclass(frozen=True, kw_only=True)
+class ComparisonResult(_TaskFacts):
+    """Paired comparison A - B on one task: both expected losses, the difference, its SE
+    and SD components, and the design's test (``t`` or Lindman's quasi-``F``).
+
+    ``mean`` is the ANOVA mean of the per-case differences, equal to ``difference``.
+    ``posterior_*`` (``--bayes``): the posterior of the expected difference (eq. 2.16; on
+    a 2-way task its extension, which ``bayes_note`` then describes): mass on the other
+    side of 0, probability of each sign, how it was computed.
+    """
+
+    method_a: str
+    method_b: str
+    mean_a: float
+    mean_b: float
+    difference: float
+    mean: float
+    se: float
+    sd_train: float | None = None
+    sd_test: float | None = None
+    sd_cases: float | None = None
+    sd_interaction: float | None = None
+    se_uncorrected: float | None = None
+    sd_realisations: float | None = None
+    standardized: dict
+    test: str  # 't' | 'F' | 'corrected t' | 'case t'
+    test_name: str  # the test in words
+    statistic: float | None
+    df: list[float]
+    p: float | None
+    p_text: str  # '0.0123' | '< 0.05' | 'undefined'
+    permutation: dict | None = None  # the sign-flip test over instances (2 or more)
+    standardization: dict
+    posterior_opposite_sign: float | None = None
+    posterior_prob_negative: float | None = None  # P(A - B < 0 | losses)
+    posterior_prob_positive: float | None = None
+    posterior_method: str | None = None  # how the posterior was computed
+    bayes_note: str | None = None
+    posterior_plot: list[str] | None = None  # ``delve compare --plot``: the files drawn
+
+    @property
+    def significant(self) -> bool:
+        """p < 0.05 (a bounded ``p < 0.05`` included)."""
+        return self.p_text.startswith("<") or (self.p is not None and self.p < 0.05)

@@ -1,0 +1,99 @@
+"""The package's imports go one way: no cycle between modules (deferred imports inside
+functions included), and ``delve_bench.numerics`` is a leaf (docs/architecture.md)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import delve_bench
+
+PKG = Path(delve_bench.__file__).parent
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for p in PKG.rglob("*.py"):
+        parts = ("delve_bench", *p.relative_to(PKG).with_suffix("").parts)
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        out[name] = p
+    return out
+
+
+def _graph(mods: dict[str, Path]) -> dict[str, set[str]]:
+    """Module -> the package modules it imports anywhere in its source."""
+    graph: dict[str, set[str]] = {m: set() for m in mods}
+    for m, path in mods.items():
+        package = m if path.name == "__init__.py" else m.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    root = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    root = node.module or ""
+                names = [root, *(f"{root}.{a.name}" for a in node.names)]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            for n in names:
+                # a module importing its own package (or a sub-module) is not a cycle
+                if n in mods and n != m and not m.startswith(n + ".") and not n.startswith(m + "."):
+                    graph[m].add(n)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_there_is_no_import_cycle():
+    assert _cycles(_graph(_modules())) == []
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_numerics_is_a_leaf():
+    graph = _graph(_modules())
+    outside = {
+        (m, n)
+        for m, deps in graph.items()
+        if m.startswith("delve_bench.numerics")
+        for n in deps
+        if not n.startswith("delve_bench.numerics")
+    }
+    assert outside == set()
