@@ -8,7 +8,8 @@ import sys
 import click
 
 from ..errors import DelveError
-from ._group import _ws, cli
+from ..run.estimate import duration
+from ._group import _ws, cli, emit, examples, json_output
 
 
 def _load(ctx: click.Context, name: str):
@@ -17,20 +18,21 @@ def _load(ctx: click.Context, name: str):
     return load_study(_ws(ctx), name)
 
 
-def _hours(seconds: float) -> str:
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
-
-
-@cli.group()
+@cli.group(
+    epilog=examples(
+        "delve study status smoke          # progress and the CPU time left",
+        "delve study run smoke --jobs 2    # run or resume, then pack the results",
+        "delve study report smoke && delve study verify smoke",
+    )
+)
 def study() -> None:
     """Studies: whole comparisons declared in studies/<name>.yaml."""
 
 
-@study.command("run")
+@study.command(
+    "run",
+    epilog=examples("delve study run smoke", "delve study run thesis --jobs 2 --retry-failed"),
+)
 @click.argument("name")
 @click.option(
     "--jobs",
@@ -80,50 +82,60 @@ def study_run(ctx: click.Context, name, jobs, dask_address, retry_failed, quiet)
     ran = sum(o.status == "ok" for o in outcomes)
     cpu = sum(o.cpu or 0 for o in outcomes)
     if not quiet:
-        click.echo(f"ran {ran} jobs, {len(failed)} failed; {_hours(cpu)} CPU", err=True)
+        click.echo(f"ran {ran} jobs, {len(failed)} failed; {duration(cpu)} CPU", err=True)
     for o in failed:
         click.echo(f"failed: {o.job.label}: {o.error}", err=True)
     if failed:
         raise RunFailed(f"{len(failed)} instance(s) failed")
 
 
-@study.command("status")
+@study.command(
+    "status",
+    epilog=examples("delve study status smoke", "delve study status thesis --json"),
+)
 @click.argument("name")
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per result name.")
+@json_output
 @click.pass_context
-def study_status(ctx: click.Context, name, as_json) -> None:
+def study_status(ctx: click.Context, name, output) -> None:
     """Progress of study NAME and an estimate of the CPU time left."""
-    import json
-
+    from ..report.listing import table
     from ..study.run import study_progress
 
     ws, st = _ws(ctx), _load(ctx, name)
     rows = study_progress(ws, st)
-    if as_json:
-        for r in rows:
-            click.echo(
-                json.dumps(
-                    {
-                        "result": r.name,
-                        "done": r.done,
-                        "failed": r.failed,
-                        "missing": r.missing,
-                        "cpu_done_seconds": round(r.cpu_done, 3),
-                        "cpu_left_seconds": round(r.cpu_left, 3),
-                        "missing_without_estimate": r.unknown,
-                    },
-                    sort_keys=True,
-                )
-            )
+    if output:
+        records = [
+            {
+                "result": r.name,
+                "done": r.done,
+                "failed": r.failed,
+                "missing": r.missing,
+                "cpu_done_seconds": round(r.cpu_done, 3),
+                "cpu_left_seconds": round(r.cpu_left, 3),
+                "missing_without_estimate": r.unknown,
+            }
+            for r in rows
+        ]
+        emit("study-status", records, output)
         return
-    click.echo(
-        f"{'result':<22}{'done':>6}{'failed':>7}{'missing':>8}{'CPU used':>10}{'CPU left':>10}"
-    )
-    for r in rows:
-        left = _hours(r.cpu_left) + ("+?" if r.unknown else "")
-        click.echo(
-            f"{r.name:<22}{r.done:>6}{r.failed:>7}{r.missing:>8}{_hours(r.cpu_done):>10}{left:>10}"
-        )
+    lines = table(
+        ("result", "done", "failed", "missing", "CPU used", "CPU left"),
+        [
+            (
+                r.name,
+                str(r.done),
+                str(r.failed),
+                str(r.missing),
+                duration(r.cpu_done),
+                duration(r.cpu_left) + ("+?" if r.unknown else ""),
+            )
+            for r in rows
+        ],
+        "lrrrrr",
+    ).splitlines()
+    click.echo(lines[0])
+    for line, r in zip(lines[1:], rows, strict=True):
+        click.echo(line)
         for f in r.failures[:3]:
             click.echo(f"    {f}")
         if len(r.failures) > 3:
@@ -133,7 +145,7 @@ def study_status(ctx: click.Context, name, as_json) -> None:
     allj = sum(r.total for r in rows)
     unknown = sum(r.unknown for r in rows)
     click.echo(
-        f"{done} of {allj} results done; about {_hours(total)} CPU left"
+        f"{done} of {allj} results done; about {duration(total)} CPU left"
         + (f" (+ {unknown} instances without an estimate)" if unknown else "")
     )
     base = ws.root / st.results
@@ -146,7 +158,10 @@ def study_status(ctx: click.Context, name, as_json) -> None:
     click.echo(f"committed files in {st.results}: {size / 1e6:.1f} MB (losses, meta, report)")
 
 
-@study.command("report")
+@study.command(
+    "report",
+    epilog=examples("delve study report smoke", "delve study report thesis --check"),
+)
 @click.argument("name")
 @click.option(
     "--check",
@@ -176,7 +191,9 @@ def study_report(ctx: click.Context, name, check) -> None:
     click.echo(f"{len(res.files)} files in {res.out}; open {res.out / 'RESULTS.md'}")
 
 
-@study.command("verify")
+@study.command(
+    "verify", epilog=examples("delve study verify smoke", "delve study verify thesis --alpha 0.05")
+)
 @click.argument("name")
 @click.option(
     "--alpha",
@@ -201,7 +218,13 @@ def study_verify(ctx: click.Context, name, alpha) -> None:
         sys.exit(1)
 
 
-@study.command("unpack")
+@study.command(
+    "unpack",
+    epilog=examples(
+        "delve study unpack thesis",
+        "delve --results results/thesis/runs stats mlp-mc-1@0.125 kin-8nm/std.64",
+    ),
+)
 @click.argument("name")
 @click.pass_context
 def study_unpack(ctx: click.Context, name) -> None:
