@@ -246,14 +246,14 @@ def _complete(args: list[str], incomplete: str, root) -> list[str]:
 def test_completion_script_and_names(study):
     for shell in ("bash", "zsh", "fish"):
         assert "_DELVE_COMPLETE" in invoke(study, "completion", shell)
-    assert _complete(["run"], "knn", study.root) == ["knn-cv-1"]
+    assert _complete(["run"], "knn", study.root) == ["knn-class-cv-1", "knn-cv-1"]
     assert "kin-8nm" in _complete(["run", "lin-1"], "kin", study.root)
     assert "kin-8nm/dist/std.256" in _complete(["run", "lin-1"], "kin-8nm/", study.root)
     assert "kin-8nm/std.64" in _complete(["stats", "lin-1"], "kin-8nm/", study.root)
     # after a task only tasks follow
     assert _complete(["run", "lin-1", "kin-8nm/std.64"], "gp", study.root) == []
     assert _complete(["compare", "knn-cv-1"], "lin", study.root) == ["lin-1"]
-    assert _complete(["report", "--methods"], "lin-1,kn", study.root) == ["lin-1,knn-cv-1"]
+    assert _complete(["report", "--methods"], "lin-1,knn-cv", study.root) == ["lin-1,knn-cv-1"]
     assert _complete(["fetch"], "kin-32f", study.root) == ["kin-32fh", "kin-32fm"]
 
 

@@ -58,12 +58,13 @@ class TieStats(NamedTuple):
     tied: np.ndarray  # bool: the block has more than one case
 
 
-class _Neighbours:
+class Neighbours:
     """Targets of each query's neighbours sorted by distance, with tie information and
     prefix sums, so the tie-adjusted statistics of any k are O(1) per query."""
 
     def __init__(self, D: np.ndarray, y: np.ndarray, keep: int | None = None):
         order = np.argsort(D, axis=1, kind="stable")[:, :keep]  # keep=n-1 drops the left-out case
+        self.order = order  # neighbour indices, nearest first
         self.ds = np.take_along_axis(D, order, 1)
         self.ys = y[order]
         self.lo, self.hi = tie_bounds(self.ds)
@@ -87,6 +88,21 @@ class _Neighbours:
         total = s1_lo + m * ytie
         sumsq = np.take_along_axis(self.S2, lo, 1) + m * ytie**2
         return TieStats(total=total, sumsq=sumsq, lo=lo, tie_mean=ytie, tied=(hi - lo) > 1)
+
+    def class_counts(self, onehot: np.ndarray, k: np.ndarray | int) -> np.ndarray:
+        """Tie-adjusted class counts among the k nearest: (rows, ks, C) for a (rows, ks)
+        array of k (or an int), ``onehot`` (n, C) the training classes. Cases tied with
+        the k-th contribute the tie block's class frequencies, as the regression
+        statistics use the tie mean."""
+        q, p = self.ys.shape
+        k = np.asarray(k) if np.ndim(k) else np.full((q, 1), k)
+        Y = onehot[self.order]  # (q, p, C), nearest first
+        S = np.concatenate([np.zeros((q, 1, Y.shape[2])), np.cumsum(Y, axis=1)], axis=1)
+        lo = np.take_along_axis(self.lo, k - 1, 1)
+        hi = np.take_along_axis(self.hi, k - 1, 1)
+        s_lo = np.take_along_axis(S, lo[:, :, None], 1)
+        s_hi = np.take_along_axis(S, hi[:, :, None], 1)
+        return s_lo + (k - lo)[:, :, None] * (s_hi - s_lo) / (hi - lo)[:, :, None]
 
     def adjusted_median(
         self, rows: np.ndarray, k: int, lo: np.ndarray, ytie: np.ndarray
@@ -144,7 +160,7 @@ def loo_losses(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
         rows = np.arange(start, min(n, start + chunk))
         D = sq_distances(X[rows], X)
         D[np.arange(len(rows)), rows] = np.inf  # leave the case itself out...
-        nb = _Neighbours(D, y, keep=p)  # ...it sorts last and is dropped
+        nb = Neighbours(D, y, keep=p)  # ...it sorts last and is dropped
         st = nb.stats(np.broadcast_to(ks, (len(rows), p)))
         med = prefix_medians(nb.ys)
         for k in np.unique(np.nonzero(st.tied)[1] + 1):  # rare: exact ties change the median
@@ -180,7 +196,7 @@ class KnnCv1(Method):
         ctx.info.update(k_S=self.k_S, k_A=self.k_A, k_L=self.k_L, vs2_encoded=self.vs2)
 
     def predict(self, X: np.ndarray) -> Prediction:
-        nb = _Neighbours(sq_distances(X, self.X), self.y)
+        nb = Neighbours(sq_distances(X, self.X), self.y)
         rows = np.arange(len(X))
         mean = nb.stats(self.k_S).total[:, 0] / self.k_S
         a = nb.stats(self.k_A)

@@ -27,6 +27,9 @@ def _sd(v: np.ndarray) -> float:
 
 
 def _mean_sd(v: np.ndarray, digits: int) -> str:
+    """``mean ± SD``; the value alone for one instance (a fixed split has no spread)."""
+    if len(v) == 1:
+        return f"{v[0]:.{digits}f}"
     return f"{np.mean(v):.{digits}f} ± {_sd(v):.{digits}f}"
 
 

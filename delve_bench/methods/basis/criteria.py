@@ -67,7 +67,7 @@ def loo_correct(y: np.ndarray, E: np.ndarray, Eta: np.ndarray) -> np.ndarray:
     Hong, Chen et al. (2014) eqs. (30)-(31): ``s_k = 1 - y_k e_k / eta_k`` is y_k times the
     LOO output, and case k counts as correct iff ``s_k > 0`` (their I_d(s) = [s <= 0])."""
     y = y if E.ndim == 1 else y[:, None]
-    return 1.0 - y * E / np.maximum(Eta, ETA_MIN) > 0
+    return y * E < np.maximum(Eta, ETA_MIN)  # 1 - y e / eta > 0 with eta > 0, no division
 
 
 def mutual_information(positive: np.ndarray, correct: np.ndarray) -> np.ndarray:
@@ -77,14 +77,14 @@ def mutual_information(positive: np.ndarray, correct: np.ndarray) -> np.ndarray:
     label equals y. The 2 x 2 table of (y, predicted y) is filled from the two; terms with
     p(a, b) = 0 count 0, so a model predicting one class for every case has MI = 0."""
     N = len(positive)
-    pos = positive.astype(float)
-    neg = 1.0 - pos
-    C = correct.astype(float)
-    n_pp = pos @ C  # y = +1 predicted +1
-    n_mm = neg @ C  # y = -1 predicted -1
-    n_pm = pos.sum() - n_pp
-    n_mp = neg.sum() - n_mm
-    p_y = {1: pos.sum() / N, -1: neg.sum() / N}
+    n_pos = int(np.count_nonzero(positive))
+    n_neg = N - n_pos
+    pos = positive if correct.ndim == 1 else positive[:, None]
+    n_pp = np.count_nonzero(correct & pos, axis=0)  # y = +1 predicted +1
+    n_mm = np.count_nonzero(correct, axis=0) - n_pp  # y = -1 predicted -1
+    n_pm = n_pos - n_pp
+    n_mp = n_neg - n_mm
+    p_y = {1: n_pos / N, -1: n_neg / N}
     p_hat = {1: (n_pp + n_mp) / N, -1: (n_pm + n_mm) / N}
     mi = np.zeros(np.shape(n_pp))
     for a, b, n_ab in ((1, 1, n_pp), (1, -1, n_pm), (-1, 1, n_mp), (-1, -1, n_mm)):

@@ -110,14 +110,7 @@ class EvidenceState:
 
     def sparsity_quality(self) -> tuple[np.ndarray, np.ndarray]:
         """T&F's ``s_m, q_m``: the factors with m itself left out of C (Tipping & Faul 2003)."""
-        s, q = self.S.copy(), self.Q.copy()
-        if self.M:
-            I = np.asarray(self.idx)
-            a = self.alpha
-            d = a - self.S[I]
-            s[I] = a * self.S[I] / d
-            q[I] = a * self.Q[I] / d
-        return s, q
+        return sparsity_quality(self.S, self.Q, self.idx, self.alpha)
 
     # ---------------------------------------------------------------------- rank-one moves
     def add(self, i: int, alpha_i: float) -> None:
@@ -197,6 +190,21 @@ class EvidenceState:
         mean = Phi_star @ self.mu
         var = 1.0 / self.beta + np.einsum("ij,jk,ik->i", Phi_star, self.Sigma, Phi_star)
         return mean, var
+
+
+def sparsity_quality(
+    S: np.ndarray, Q: np.ndarray, idx: list[int], alpha: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Tipping & Faul's sparsity and quality factors ``s_m, q_m`` from ``S_m, Q_m``: equal
+    for candidates outside the model, ``alpha S / (alpha - S)`` and ``alpha Q / (alpha - S)``
+    for those in it (the factors with m itself left out of C)."""
+    s, q = S.copy(), Q.copy()
+    if len(idx):
+        I = np.asarray(idx)
+        d = alpha - S[I]
+        s[I] = alpha * S[I] / d
+        q[I] = alpha * Q[I] / d
+    return s, q
 
 
 def _cholesky(H: np.ndarray) -> np.ndarray:

@@ -36,6 +36,7 @@ from scipy.linalg import solve_triangular
 from .criteria import loo_error_rate, loomi, msc, reest_factor
 
 SCORES = ("sse", "cost", "loo", "loomi", "loomr")
+_BLOCK = 1 << 17  # matrix entries per block of candidates scored at once (~1 MB)
 
 
 class OrthogonalSelection:
@@ -143,6 +144,8 @@ class OrthogonalSelection:
         if self.score_kind == "cost":
             out[ok] = c**2 / (lam + k)
             return out, None
+        if self.score_kind in ("loomi", "loomr") and self.m > 0:
+            return self._class_ranking(ok)  # (step 1 of LOOMI/LOOMR is by LOO MSE, below)
         # every candidate model's residuals and LOO weights after adding it, (27)-(28)
         Fk = self.Ft[:, ok]
         g = c / (lam + k)
@@ -151,15 +154,31 @@ class OrthogonalSelection:
         with np.errstate(divide="ignore", invalid="ignore"):
             loo = np.mean((E / Eta) ** 2, axis=0)
         neg_mse = np.where(np.isfinite(loo) & (Eta > 0).all(0), -loo, -np.inf)
-        if self.score_kind == "loo" or self.m == 0:  # LOOMI/LOOMR: step 1 is by LOO MSE
-            out[ok] = neg_mse
-            return out, None
-        crit = (
-            loomi(self.y, E, Eta) if self.score_kind == "loomi" else -loo_error_rate(self.y, E, Eta)
-        )
-        out[ok] = np.where(np.isfinite(neg_mse), crit, -np.inf)
+        out[ok] = neg_mse
+        return out, None
+
+    def _class_ranking(self, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """LOOMI (or minus the LOO error rate) and minus the LOO MSE of every candidate
+        model, in blocks of columns that stay in cache (a stage is memory-bound)."""
+        out = np.full(self.P, -np.inf)
         tie = np.full(self.P, -np.inf)
-        tie[ok] = neg_mse
+        idx = np.flatnonzero(ok)
+        step = max(1, _BLOCK // self.N)
+        for a in range(0, len(idx), step):
+            cols = idx[a : a + step]
+            F = self.Ft[:, cols]
+            k, c, lam = self.kap[cols], self.cy[cols], self.lam_c[cols]
+            E = self.e[:, None] - F * (c / (lam + k))
+            Eta = self.eta[:, None] - F * F / (lam + k)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                loo = np.mean((E / Eta) ** 2, axis=0)
+            neg_mse = np.where(np.isfinite(loo) & (Eta > 0).all(0), -loo, -np.inf)
+            if self.score_kind == "loomi":
+                crit = loomi(self.y, E, Eta)
+            else:
+                crit = -loo_error_rate(self.y, E, Eta)
+            out[cols] = np.where(np.isfinite(neg_mse), crit, -np.inf)
+            tie[cols] = neg_mse
         return out, tie
 
     def evidence_lambda(self, kap: float, c: float, lam: float) -> float:

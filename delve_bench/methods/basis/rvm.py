@@ -48,6 +48,78 @@ def initial_basis(B: np.ndarray, t: np.ndarray) -> int:
     return int(np.argmax(proj))
 
 
+@dataclass(frozen=True)
+class Action:
+    """The fast algorithm's choice for one iteration (Tipping & Faul 2003, §4)."""
+
+    kind: str  # "add", "delete" or "reestimate"
+    index: int  # the candidate (dictionary column)
+    new_alpha: float  # its new precision (add, reestimate)
+    gain: float  # the change of the log marginal likelihood
+    terminate: bool  # no action improves the marginal likelihood enough
+
+
+def choose_action(
+    S: np.ndarray,
+    Q: np.ndarray,
+    s: np.ndarray,
+    q: np.ndarray,
+    idx: list[int],
+    alpha: np.ndarray,
+    aligned: np.ndarray,
+) -> Action:
+    """The action of largest likelihood gain from the factors S, Q (eqs. 25-26) and s, q of
+    every candidate: re-estimate an in-model alpha (theta = q^2 - s > 0), delete one
+    (theta <= 0; never the last), add one (theta > 0, not flagged ``aligned``).
+    Deletions go first whenever one gains; termination when nothing gains or the best
+    action only re-estimates an alpha by less than ``MIN_DELTA_LOG_ALPHA`` in log.
+    Shared by the Gaussian RVM (:func:`fast_rvm`) and the classifier's Laplace
+    approximation (:mod:`delve_bench.methods.classify.rvm`)."""
+    P = len(S)
+    theta = q**2 - s
+    inm = np.zeros(P, bool)
+    inm[idx] = True
+    I = np.asarray(idx)
+    dml = np.full(P, -np.inf)
+    new_alpha = np.full(P, np.inf)
+    # re-estimation of in-model alphas
+    a_cur = np.full(P, np.inf)
+    a_cur[I] = alpha
+    rees = inm & (theta > ZERO_FACTOR)
+    if rees.any():
+        na = s[rees] ** 2 / theta[rees]
+        delta = 1.0 / na - 1.0 / a_cur[rees]
+        with np.errstate(divide="ignore"):
+            dml[rees] = 0.5 * (Q[rees] ** 2 / (S[rees] + 1.0 / delta) - np.log1p(S[rees] * delta))
+        new_alpha[rees] = na
+    # deletion
+    dele = inm & ~rees
+    if len(idx) == 1:
+        dele[:] = False
+    if dele.any():
+        a = a_cur[dele]
+        dml[dele] = 0.5 * (Q[dele] ** 2 / (S[dele] - a) - np.log1p(-S[dele] / a))
+    # addition
+    addc = ~inm & (theta > ZERO_FACTOR) & ~aligned
+    if addc.any():
+        Sa, Qa = S[addc], Q[addc]
+        dml[addc] = 0.5 * ((Qa**2 - Sa) / Sa + np.log(Sa / Qa**2))
+        new_alpha[addc] = s[addc] ** 2 / theta[addc]
+    dml[~np.isfinite(dml)] = -np.inf
+
+    pending_delete = bool(dele.any() and np.max(dml[dele]) > 0)
+    cand = np.where(dele, dml, -np.inf) if pending_delete else dml
+    best = int(np.argmax(cand))
+    gain = float(cand[best])
+    terminate = not gain > 0
+    if not terminate and rees[best] and not pending_delete:
+        pos = idx.index(best)
+        if abs(np.log(new_alpha[best]) - np.log(alpha[pos])) < MIN_DELTA_LOG_ALPHA:
+            terminate = True
+    kind = "delete" if dele[best] else "reestimate" if rees[best] else "add"
+    return Action(kind, best, float(new_alpha[best]), gain, terminate)
+
+
 def fast_rvm(
     B: np.ndarray,
     t: np.ndarray,
@@ -73,65 +145,22 @@ def fast_rvm(
     it = 0
     while it < max_iterations and not (stop is not None and stop(it)):
         s, q = st.sparsity_quality()
-        theta = q**2 - s
-        inm = st.in_model()
-        I = np.asarray(st.idx)
-        dml = np.full(st.P, -np.inf)
-        new_alpha = np.full(st.P, np.inf)
-        S, Q = st.S, st.Q
-        # re-estimation of in-model alphas
-        a_cur = np.full(st.P, np.inf)
-        a_cur[I] = st.alpha
-        rees = inm & (theta > ZERO_FACTOR)
-        if rees.any():
-            na = s[rees] ** 2 / theta[rees]
-            delta = 1.0 / na - 1.0 / a_cur[rees]
-            with np.errstate(divide="ignore"):
-                dml[rees] = 0.5 * (
-                    Q[rees] ** 2 / (S[rees] + 1.0 / delta) - np.log1p(S[rees] * delta)
-                )
-            new_alpha[rees] = na
-        # deletion
-        dele = inm & ~rees
-        if st.M == 1:
-            dele[:] = False
-        if dele.any():
-            a = a_cur[dele]
-            dml[dele] = 0.5 * (Q[dele] ** 2 / (S[dele] - a) - np.log1p(-S[dele] / a))
-        # addition
-        addc = ~inm & (theta > ZERO_FACTOR) & ~aligned
-        if addc.any():
-            Sa, Qa = S[addc], Q[addc]
-            dml[addc] = 0.5 * ((Qa**2 - Sa) / Sa + np.log(Sa / Qa**2))
-            new_alpha[addc] = s[addc] ** 2 / theta[addc]
-        dml[~np.isfinite(dml)] = -np.inf
-
-        pending_delete = bool(dele.any() and np.max(dml[dele]) > 0)
-        if pending_delete:
-            cand = np.where(dele, dml, -np.inf)
-        else:
-            cand = dml
-        best = int(np.argmax(cand))
-        best_gain = cand[best]
-        terminate = not best_gain > 0
-        if not terminate and rees[best] and not pending_delete:
-            pos = st.idx.index(best)
-            if abs(np.log(new_alpha[best]) - np.log(st.alpha[pos])) < MIN_DELTA_LOG_ALPHA:
-                terminate = True
-
+        act = choose_action(st.S, st.Q, s, q, st.idx, st.alpha, aligned)
+        terminate, best = act.terminate, act.index
         if not terminate:
-            if dele[best]:
+            if act.kind == "delete":
                 st.delete(st.idx.index(best))
                 res.deletes += 1
-            elif rees[best]:
-                st.reestimate(st.idx.index(best), new_alpha[best])
+            elif act.kind == "reestimate":
+                st.reestimate(st.idx.index(best), act.new_alpha)
                 res.reestimates += 1
             else:
+                I = np.asarray(st.idx)
                 cos = st.K[best, I] / (norms[best] * norms[I])
                 if np.any(cos > ALIGNMENT_MAX):
                     aligned[best] = True
                 else:
-                    st.add(best, new_alpha[best])
+                    st.add(best, act.new_alpha)
                     res.adds += 1
         it += 1
 

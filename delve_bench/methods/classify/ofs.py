@@ -31,13 +31,20 @@ that would carry information from one task instance to the others, so the width 
 chosen per training set by the method's own final LOOMI over a declared grid,
 ``tau = s * median_{i<j} ||x_i - x_j||^2`` of the training inputs, s in
 {1/16, 1/8, 1/4, 1/2, 1, 2, 4}; ties go to the smaller model, then the smaller s. (The
-authors report that per-realisation widths gave slightly better results.)
+authors report that per-realisation widths gave slightly better results.) Mutual
+information is symmetric: LOO labels that are systematically *wrong* score as high as
+right ones. That happens at widths so narrow that most training cases are fitted by almost
+nothing, where leaving a case out pushes its output to the other side (``f_-k(x_k) = (f_k -
+y_k (1 - eta_k)) / eta_k``); so a width is only eligible when the final model's LOO labels
+agree with the labels more often than chance (odds ratio of the 2 x 2 table above 1),
+unless no width is.
 
 **Probabilities (an addition).** The paper's classifier gives labels only. For the Q and
 L losses, ``P(+1 | x) = 1 / (1 + exp(A f(x)))`` with A fitted by Platt's method to the
 model's own closed-form leave-one-out outputs (``y_k - e_k / eta_k``), the intercept fixed
-at 0 so that the most probable class is always ``sgn f`` (Z is the paper's classifier;
-f(x) = 0, a tie, counts half under DELVE's Z tie rule).
+at 0 so that the most probable class is always ``sgn f`` (Z is the paper's classifier);
+where rounding leaves P(+1 | x) at exactly 1/2 (tiny f, e.g. a narrow kernel far from every
+centre), it is moved by one unit in the last place to the side of sgn f, sgn(0) = -1.
 
 Ablations, identical otherwise: ``ofs-loomi-fixed-1`` keeps lambda = 1e-6 for every term
 (no Bayesian step); ``ofs-loomr-1`` uses the LOO misclassification rate instead of LOOMI
@@ -99,6 +106,12 @@ class OfsSelection:
         # the criterion as a number to maximise: LOOMI, or minus the LOO error rate
         value = self.stopper.best if self.stopper.best_m else self.sel.value()
         self.score = -value
+        # whether the LOO predictions agree with the labels more often than chance: the
+        # odds ratio of the 2 x 2 table of (y, LOO label) is above 1
+        y, right = self.sel.y > 0, self.loo_outputs * self.sel.y > 0
+        n_pp, n_mm = np.sum(y & right), np.sum(~y & right)
+        n_pm, n_mp = np.sum(y & ~right), np.sum(~y & ~right)
+        self.agrees = bool(n_pp * n_mm > n_pm * n_mp)
 
     @property
     def loo_outputs(self) -> np.ndarray:
@@ -148,24 +161,26 @@ class OfsLoomi(Classifier):
         med = median_sq_distance(X)
         D = sq_distances(X, X)
         max_terms = min(self.max_terms or N - 1, N - 1) if N > 1 else 1
-        best, curve = None, {}
+        best: tuple[OfsSelection, float] | None = None
+        curve = {}
         for i, s in enumerate(self.scales):
             if i and ctx.budget.exhausted(i):
                 break
             run = OfsSelection(
-                np.exp(-D / (s * med)),
-                yb,
-                self.criterion,
-                self.lam_update,
-                self.lam_init,
-                self.n_bayes,
-                self.lam_max,
-                self.p_look,
-                self.m_min,
-                max_terms,
+                Phi=np.exp(-D / (s * med)),
+                y=yb,
+                criterion=self.criterion,
+                lam_update=self.lam_update,
+                lam_init=self.lam_init,
+                n_bayes=self.n_bayes,
+                lam_max=self.lam_max,
+                p_look=self.p_look,
+                m_min=self.m_min,
+                max_terms=max_terms,
             )
-            curve[f"{s:g}"] = {"criterion": run.score, "size": run.m}
-            if best is None or (run.score, -run.m) > (best[0].score, -best[0].m):
+            curve[f"{s:g}"] = {"criterion": run.score, "size": run.m, "agrees": run.agrees}
+            key = (run.agrees, run.score, -run.m)
+            if best is None or key > (best[0].agrees, best[0].score, -best[0].m):
                 best = (run, s)
         if best is None:
             raise ValueError("no width scales to choose from")
@@ -195,5 +210,11 @@ class OfsLoomi(Classifier):
         return rbf_design(X, self.X, np.sqrt(self.tau)) @ self.theta
 
     def predict(self, X: np.ndarray) -> Prediction:
-        p1 = self.platt.prob_positive(self.decision(X))
+        f = self.decision(X)
+        p1 = self.platt.prob_positive(f)
+        # keep the classifier's decision sgn f (sgn(0) = -1) where rounding made p1 = 1/2:
+        # a tiny f (a narrow kernel far from every centre) must not become a tie
+        half = p1 == 0.5
+        p1[half & (f > 0)] = np.nextafter(0.5, 1.0)
+        p1[half & (f <= 0)] = np.nextafter(0.5, 0.0)
         return Prediction.of_probs(np.column_stack([1.0 - p1, p1]))

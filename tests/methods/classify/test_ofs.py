@@ -69,3 +69,19 @@ def test_platt_sigmoid():
     p0 = fit_platt(f, y, intercept=False)
     assert p0.B == 0.0 and p0.A < 0
     assert p0.prob_positive(np.array([0.0]))[0] == 0.5
+
+
+def test_a_tiny_decision_value_keeps_its_sign():
+    """Far from every centre of a narrow kernel f is ~1e-300: P(+1) rounds to 1/2, but the
+    class must stay sgn f, with sgn(0) = -1 (Hong, Chen et al. eq. 2)."""
+    from delve_bench.methods.classify.platt import Platt
+
+    m = OfsLoomi()
+    m.X, m.tau, m.theta, m.platt = np.array([[0.0]]), 1e-3, np.array([1.0]), Platt(-2.0, 0.0)
+    X = np.array([[0.5], [1e9], [0.0]])
+    P_pos = m.predict(X).categorical.probs
+    m.theta = np.array([-1.0])
+    P_neg = m.predict(X).categorical.probs
+    assert P_pos.argmax(1).tolist() == [1, 0, 1]  # f = 0 exactly at 1e9: sgn(0) = -1
+    assert P_neg.argmax(1).tolist() == [0, 0, 0]
+    assert np.all(np.abs(P_pos[:2, 1] - 0.5) < 1e-15)  # moved by one unit in the last place
