@@ -124,6 +124,16 @@ class Fields:
         v = self.text(key, default)
         return default if v is None else v
 
+    def file_name(self, key: str, required: bool = False) -> str | None:
+        """A file name relative to a data directory (sub-folders allowed, nothing outside it)."""
+        name = self.text(key, required=required)
+        if name is None:
+            return None
+        parts = name.replace("\\", "/").split("/")
+        if not name or name.startswith("/") or any(p in ("", ".", "..") for p in parts):
+            raise self.error(key, f"{name!r} must be a file name relative to a data directory")
+        return name
+
     def choice(self, key: str, choices: Iterable[str], default: str | None = None) -> str:
         choices = list(choices)
         v = self.text(key, default, required=default is None)

@@ -30,18 +30,32 @@ def builtin_root() -> Path:
 
 @dataclass(frozen=True)
 class Workspace:
-    """A DELVE workspace rooted at ``root`` (``--root`` / ``DELVE_ROOT`` / cwd)."""
+    """A DELVE workspace rooted at ``root`` (``--root`` / ``DELVE_ROOT`` / cwd).
+
+    ``results_dir`` (``--results`` / ``DELVE_RESULTS``) puts the result store somewhere
+    other than ``root/results``, e.g. a study's own ``results/<study>/``; specs still come
+    from ``root``."""
 
     root: Path
+    results_dir: Path | None = None
 
     def __post_init__(self) -> None:
         # accept str and "~"; every path below is built from an absolute root
         object.__setattr__(self, "root", Path(self.root).expanduser().resolve())
 
     @classmethod
-    def from_env(cls, root: str | os.PathLike | None = None) -> Workspace:
-        root = root or os.environ.get("DELVE_ROOT") or os.getcwd()
-        return cls(Path(root).resolve())
+    def from_env(
+        cls, root: str | os.PathLike | Workspace | None = None, results: str | None = None
+    ) -> Workspace:
+        if isinstance(root, Workspace):  # already resolved (e.g. handed to a worker)
+            return root
+        root = Path(root or os.environ.get("DELVE_ROOT") or os.getcwd()).resolve()
+        results = results or os.environ.get("DELVE_RESULTS")
+        return cls(root, (root / results).resolve() if results else None)
+
+    def with_results(self, results: str | os.PathLike) -> Workspace:
+        """The same specs with the result store at ``results`` (relative to the root)."""
+        return Workspace(self.root, (self.root / results).resolve())
 
     def spec_dirs(self, kind: str) -> list[Path]:
         """Directories searched for ``kind`` specs (datasets, tasks, methods), in order."""
@@ -60,7 +74,7 @@ class Workspace:
 
     @property
     def results(self) -> Path:
-        return self.root / "results"
+        return self.results_dir if self.results_dir is not None else self.root / "results"
 
 
 def ensure_writable(directory: Path) -> None:

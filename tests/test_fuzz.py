@@ -4,6 +4,7 @@ command line prints as one line with exit code 2)."""
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import shutil
@@ -213,6 +214,24 @@ def test_index_files(ws, content, monkeypatch):
         instances_mod.check_invariants(layout)
     (ws.root / "tasks/boston/price/Random-order").write_bytes(ORDER)
     instances_mod._ordered_cases.cache_clear()
+
+
+SPLITS = gzip.decompress((builtin_root() / "data/ripley.splits.gz").read_bytes())
+
+
+@FUZZ
+@given(content=hostile(SPLITS[:1500]) | hostile(b"train: 0 1 2 | test: 3 4\n"))
+def test_published_splits_files(ws, content, monkeypatch, tmp_path_factory):
+    data = tmp_path_factory.mktemp("splits")
+    (data / "ripley.splits").write_bytes(content)
+    monkeypatch.setenv("DELVE_DATA_PATH", str(data))
+    instances_mod.read_splits.cache_clear()
+    proto = prototask_spec(Workspace(builtin_root()), "ripley", "orig")
+    proto = dataclasses.replace(proto, splits="ripley.splits", splits_sha256=None)
+    got = _never_a_traceback(instances_mod.read_splits, ws, proto)
+    if got is not None:
+        assert all(tr.dtype == np.int64 and te.dtype == np.int64 for tr, te in got)
+    instances_mod.read_splits.cache_clear()
 
 
 META = json.dumps({"status": "ok", "losses_sha256": "0" * 64, "cpu_seconds": 1.5}).encode()

@@ -11,7 +11,17 @@ import sys
 import click
 
 from ..errors import DelveError
-from . import analyse, check, completion, data, demo, power, run, selftest  # noqa: F401  (registers the commands)
+from . import (  # noqa: F401  (registers the commands)
+    analyse,
+    check,
+    completion,
+    data,
+    demo,
+    power,
+    run,
+    selftest,
+    study,
+)
 from ._group import cli
 
 __all__ = ["cli", "main"]

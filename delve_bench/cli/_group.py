@@ -63,7 +63,8 @@ ROOT_HELP = "Workspace with datasets/, tasks/, methods/, results/ (default: curr
 def _set_root(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
     """``--root`` given after a subcommand: it replaces the workspace the group chose."""
     if value is not None:
-        ctx.ensure_object(dict)["ws"] = Workspace.from_env(value)
+        obj = ctx.ensure_object(dict)
+        obj["ws"] = Workspace.from_env(value, obj.get("results"))
 
 
 class DelveGroup(click.Group):
@@ -101,11 +102,17 @@ def examples(*lines: str) -> str:
     + "\n\nEvery command has --help with examples; `delve completion bash` completes names.",
 )
 @click.option("--root", envvar="DELVE_ROOT", type=click.Path(file_okay=False), help=ROOT_HELP)
+@click.option(
+    "--results",
+    envvar="DELVE_RESULTS",
+    type=click.Path(file_okay=False),
+    help="Result store (default: ROOT/results), e.g. results/thesis/runs for a study's.",
+)
 @click.version_option(package_name="delve-bench")
 @click.pass_context
-def cli(ctx: click.Context, root: str | None) -> None:
+def cli(ctx: click.Context, root: str | None, results: str | None) -> None:
     """delve-bench: compare learning methods on DELVE tasks with valid statistics."""
-    ctx.obj = {"ws": Workspace.from_env(root)}
+    ctx.obj = {"ws": Workspace.from_env(root, results), "results": results}
 
 
 # ---- JSON ----------------------------------------------------------------------------

@@ -29,18 +29,29 @@ def render() -> str:
         "JSON output: docs/json.md. Python API: docs/api.md.",
         "",
     ]
-    for name in sorted(cli.commands):
-        cmd = cli.commands[name]
+    for path, cmd, ctx in commands(root):
+        out += [f"## delve {path}", "", "```text", cmd.get_help(ctx).rstrip(), "```", ""]
+    return "\n".join(out)
+
+
+def commands(root: click.Context, prefix: str = ""):
+    """(``name subname``, command, its context) for every command, groups' subcommands
+    after the group, with ``delve``'s own help settings."""
+    group = root.command
+    assert isinstance(group, click.Group)
+    for name in sorted(group.commands):
+        cmd = group.commands[name]
         ctx = click.Context(
             cmd,
             info_name=name,
             parent=root,
             terminal_width=WIDTH,
             max_content_width=WIDTH,
-            help_option_names=help_names,
+            help_option_names=root.help_option_names,
         )
-        out += [f"## delve {name}", "", "```text", cmd.get_help(ctx).rstrip(), "```", ""]
-    return "\n".join(out)
+        yield prefix + name, cmd, ctx
+        if isinstance(cmd, click.Group):
+            yield from commands(ctx, prefix + name + " ")
 
 
 if __name__ == "__main__":

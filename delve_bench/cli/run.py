@@ -14,13 +14,13 @@ from ._group import POSITIVE, _ws, cli, complete_methods_or_tasks, emit, example
 def _split_run_args(ws: Workspace, args: tuple[str, ...]) -> tuple[list[str], list[str]]:
     from ..data import dataset_names
     from ..errors import suggest
-    from ..methods.registry import method_names
+    from ..methods.registry import method_names, split_fraction
 
     methods_known, ds = set(method_names(ws)), set(dataset_names(ws))
     methods_: list[str] = []
     tasks_: list[str] = []
     for a in args:
-        if not tasks_ and a in methods_known:
+        if not tasks_ and split_fraction(a)[0] in methods_known:
             methods_.append(a)
         elif "/" in a or a in ds or any(c in a for c in "*?["):
             tasks_.append(a)

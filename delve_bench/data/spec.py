@@ -96,17 +96,6 @@ KEYS = (
 MAX_CASES = 100_000_000
 
 
-def _safe_file(f: Fields, key: str) -> str | None:
-    """A file name relative to a data directory (sub-folders allowed, nothing outside it)."""
-    name = f.text(key)
-    if name is None:
-        return None
-    parts = name.replace("\\", "/").split("/")
-    if not name or name.startswith("/") or any(p in ("", ".", "..") for p in parts):
-        raise f.error(key, f"{name!r} must be a file name relative to a data directory")
-    return name
-
-
 def _attributes(f: Fields) -> tuple[Attribute, ...]:
     items = f.items("attributes", required=True)
     if not items:
@@ -205,7 +194,7 @@ def _missing(f: Fields) -> tuple[str, ...]:
 def _parse(path: Path) -> DatasetSpec:
     f = Fields(path, read_yaml(path), allowed=KEYS)
     name = f.check_name("dataset")
-    file, generator = _safe_file(f, "file"), _generator(f)
+    file, generator = f.file_name("file"), _generator(f)
     if (file is None) == (generator is None):
         raise f.error("file", "a dataset has either a data file or a generator")
     return DatasetSpec(

@@ -276,7 +276,11 @@ class FitContext:
     kinds: list[str]
     classes: tuple[str, ...] = ()
     progress: Callable[[float], None] = lambda fraction: None
-    info: dict = field(default_factory=dict)
+    info: dict = field(default_factory=dict)  # the method may record facts for meta.json
+    #: budget fraction F -> the Budget of a run with F of the budget (same CPU clock): an
+    #: anytime method keeps, at the moment each is exhausted, what that shorter run would
+    #: have predicted with (see :meth:`Method.snapshot`)
+    snapshots: dict[float, Budget] = field(default_factory=dict)
 
     @classmethod
     def seeded(
@@ -321,6 +325,8 @@ class Method(ABC):
     losses: tuple[str, ...] = ("S", "A", "L")
     #: True to receive raw (un-encoded) inputs and targets
     wants_raw: bool = False
+    #: True when the method implements :meth:`snapshot` (``METHOD@F`` from one run)
+    anytime: bool = False
 
     @abstractmethod
     def fit(self, X: np.ndarray, y: np.ndarray, ctx: FitContext) -> None:
@@ -358,6 +364,17 @@ class Method(ABC):
     def is_classifier(cls) -> bool:
         """True when the method serves classification tasks (its losses are Z, Q, L)."""
         return "Z" in cls.losses or "Q" in cls.losses
+
+    def snapshot(self, fraction: float, X: np.ndarray) -> Prediction:
+        """The prediction of a run whose budget was ``ctx.snapshots[fraction]``, from the
+        state kept during :meth:`fit` (anytime methods only). In ``work`` mode it must be
+        identical to what a separate run of ``METHOD@F`` predicts."""
+        raise NotImplementedError(f"{type(self).__name__} makes no snapshots")
+
+    def snapshot_info(self, fraction: float) -> dict:
+        """Facts for the snapshot's meta.json; must hold ``fit_cpu_seconds``, the CPU time
+        the run had used when the snapshot's budget was exhausted."""
+        raise NotImplementedError(f"{type(self).__name__} makes no snapshots")
 
 
 class Classifier(Method):

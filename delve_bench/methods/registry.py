@@ -13,10 +13,17 @@ A YAML spec::
 The plugin may also be any scikit-learn-style regressor class (``fit``/``predict``),
 wrapped by :class:`delve_bench.methods.sklearn.SklearnRegressor`, or classifier class
 (with ``predict_proba``), wrapped by :class:`~delve_bench.methods.sklearn.SklearnClassifier`.
+
+``METHOD@F`` (e.g. ``mlp-mc-1@0.25``) names METHOD with F times its budget: the same
+plugin, parameters and seed, every budget figure scaled by F. It is a result of its own
+(its own directory, meta.json and provenance). An anytime method (one implementing
+:meth:`~delve_bench.methods.base.Method.snapshot`) makes it as a snapshot of a full run,
+the prediction it would have made had its budget ended at F (the thesis' Fig. 5.19).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 import inspect
@@ -33,6 +40,31 @@ from .base import Budget, Method
 #: a modern core does in 1 CPU second what the thesis' 200 MHz R4400 did in 20
 DEFAULT_TIME_SCALE = 0.05
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+_BUDGET_KEYS = ("cpu_per_case", "cpu_fixed", "cpu_cap", "work", "work_per_case", "work_cap")
+
+
+def split_fraction(name: str) -> tuple[str, float | None]:
+    """``('mlp-mc-1', 0.25)`` for ``mlp-mc-1@0.25``; ``(name, None)`` without ``@``.
+
+    The fraction must be written canonically (``format(F, 'g')``: 0.25, 0.125, 2), so that
+    one budget has one name and one result directory."""
+    base, at, frac = name.partition("@")
+    if not at:
+        return name, None
+    try:
+        f = float(frac)
+    except ValueError:
+        f = float("nan")
+    if not (f > 0 and f < float("inf")):
+        raise DelveError(f"{name!r}: the budget fraction after @ must be a positive number")
+    if format(f, "g") != frac:
+        raise DelveError(f"{name!r}: write the fraction as {format(f, 'g')} ({base}@{f:g})")
+    return base, f
+
+
+def fraction_name(base: str, fraction: float) -> str:
+    """The canonical name of ``base`` with ``fraction`` of its budget."""
+    return base if fraction == 1 else f"{base}@{format(fraction, 'g')}"
 
 
 @dataclass(frozen=True)
@@ -46,6 +78,15 @@ class MethodSpec:
     description: str = ""
     source: str = ""
     short: str = ""  # the YAML's one-line ``summary`` (see :attr:`summary`)
+    #: ``METHOD@F``: the method this one scales, and F (1 for a plain method)
+    base: str = ""
+    fraction: float = 1.0
+
+    @property
+    def seed_name(self) -> str:
+        """The name its random seed derives from: a budget fraction of a method draws the
+        same random numbers as the method itself, so a snapshot equals a shorter run."""
+        return self.base or self.name
 
     def load_class(self) -> type:
         mod, _, attr = self.plugin.partition(":")
@@ -139,7 +180,7 @@ class MethodSpec:
             secs = float(fixed) + float(per or 0.0) * n_train
             if cap is not None:
                 secs = min(secs, float(cap))
-            return Budget(mode="cpu", cpu_seconds=secs * time_scale)
+            return Budget(mode="cpu", cpu_seconds=secs * time_scale * self.fraction)
         if mode != "work":
             raise DelveError(f"budget mode must be cpu or work, not {mode!r}")
         work = b.get("work")
@@ -149,6 +190,8 @@ class MethodSpec:
         units = int(work or 0) + int(round(float(per or 0) * n_train))
         if b.get("work_cap") is not None:
             units = min(units, int(b["work_cap"]))
+        if self.fraction != 1:
+            units = max(1, int(round(units * self.fraction)))
         return Budget(mode="work", work=units)
 
 
@@ -246,7 +289,14 @@ def method_names(ws: Workspace) -> list[str]:
 
 
 def method_spec(ws: Workspace, name: str) -> MethodSpec:
-    """The spec of method ``name``; a one-line error with close names when unknown."""
+    """The spec of method ``name`` (or ``METHOD@F``); a one-line error with close names
+    when unknown."""
+    base, fraction = split_fraction(name)
+    if fraction is not None:
+        spec = method_spec(ws, base)
+        if not any(spec.budget.get(k) is not None for k in _BUDGET_KEYS):
+            raise DelveError(f"{name!r}: {base} has no budget to take a fraction of")
+        return dataclasses.replace(spec, name=name, base=base, fraction=fraction)
     if not _NAME.match(name):
         raise DelveError(f"{name!r} is not a method name")
     files = _method_files(ws)

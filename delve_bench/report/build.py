@@ -83,6 +83,7 @@ def write_report(
     losses: tuple[str, ...] | None = None,
     out: Path | None = None,
     plot: bool = False,
+    plot_formats: tuple[str, ...] = ("svg", "png"),
     correction: str = "holm",
     posthoc: str = "nemenyi",
     unit: str = "prototask",
@@ -123,7 +124,9 @@ def write_report(
             if plot:
                 from .diagram import write_diagram
 
-                drawn = [str(p.relative_to(out)) for p in write_diagram(r, out / "plots")]
+                drawn = [
+                    str(p.relative_to(out)) for p in write_diagram(r, out / "plots", plot_formats)
+                ]
             res.tables += written
             res.plots += drawn
             sections.append(

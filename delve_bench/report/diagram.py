@@ -3,8 +3,11 @@
 * One box per task (training-set size, printed above it). Inside, one mark per method
   in display order and a fixed colour: a short horizontal line at the standardised
   expected loss crossed by a vertical bar of ± one standard error (each method's own SE,
-  eq. 2.4 / 2.20). ``∅``: not run, or the method gives no such loss; ``↑`` with the value:
-  off the top of the graph; red ``!``: fewer instances than the task (listed below).
+  eq. 2.4 / 2.20). Markers that are not results sit outside the data area, so none can be
+  read as a loss: ``∅`` under the box's axis (not run, or the method gives no such loss),
+  ``↑`` with the value above the box (off the top of the graph); a red ``!`` marks fewer
+  instances than the task (above the bar, or beside the ``∅``/``↑``; listed below). The
+  first line under the diagram is the legend of the markers.
 * The y axis is log-scaled when all losses are positive and span a decade or more, as
   in the thesis figures; otherwise linear.
 * Under each box, the matrix of pairwise p-values of the design's test (paired t-test or
@@ -92,7 +95,7 @@ def y_axis(points: list[tuple[float, float]]) -> tuple[str, float, float, float]
     f, finv = axis_fns(log)
     bottom, top = bar_range(kept, log, f)
     span = top - bottom or (abs(top) * 0.1 or 1.0)
-    hi, lo = top + 0.1 * span, bottom - 0.18 * span  # room for the ∅ marks at the bottom
+    hi, lo = top + 0.1 * span, bottom - 0.08 * span
     if clip < math.inf:
         clip = finv(hi)
     return ("log" if log else "linear"), finv(lo), finv(hi), clip
@@ -102,10 +105,11 @@ def _footnotes(r: PrototaskReport, width_in: float) -> list[tuple[str, bool]]:
     """Wrapped legend lines, each with whether it belongs to the partial-results warning."""
     test = DESIGN_TESTS[r.design]
     lines = [
-        f"Marks: standardised expected loss ± 1 SE. Matrices: {test} p-values in percent, "
-        "rounded up, in the winner's column and the loser's row; blank above 9 %; italic 5: "
-        "p < 0.05 is all the quasi-F may say with fewer than 4 instances. ∅: not run or no "
-        f"{r.loss} loss; ↑: off the top."
+        f"Marks: standardised expected loss ± 1 SE. Under the axis, ∅: not run, or no {r.loss} "
+        "loss (no result). Above the box, ↑ and the value: off the top. Red !: fewer "
+        f"instances than the task. Matrices: {test} p-values in percent, rounded up, in the "
+        "winner's column and the loser's row; blank above 9 %; italic 5: p < 0.05 is all the "
+        "quasi-F may say with fewer than 4 instances."
     ]
     partial = [
         f"{c.method} at {t.ref.size}: {len(c.used)} of {c.task_instances} instances "
@@ -123,42 +127,35 @@ def _draw_box(ax, t: TaskReport, methods, col, scale, lo, hi, clip, loss) -> Non
     for i, m in enumerate(methods):
         c = t.cells[m]
         mean, se = c.mean, c.se
+        outside = None  # where a marker outside the data area went: 'under' or 'over'
         if mean is None or se is None:
             ax.text(
                 i,
-                0.06,
+                -0.025,
                 "∅",
                 transform=below,
                 ha="center",
-                va="center",
+                va="top",
                 fontsize=11,
                 color=col[m],
+                clip_on=False,
                 gid=f"empty-{t.ref.size}-{m}",
             )
-            bar_top = None
+            bar_top, outside = None, "under"
         elif mean > clip:
             ax.text(
                 i,
-                0.985,
-                "↑",
+                1.01,
+                f"↑{mean:.3g}",
                 transform=below,
                 ha="center",
-                va="top",
-                fontsize=12,
+                va="bottom",
+                fontsize=6.5,
                 color=col[m],
+                clip_on=False,
                 gid=f"off-{t.ref.size}-{m}",
             )
-            ax.text(
-                i,
-                0.90,
-                f"{c.mean:.3g}",
-                transform=below,
-                ha="center",
-                va="top",
-                fontsize=6,
-                color=col[m],
-            )
-            bar_top = None
+            bar_top, outside = None, "over"
         else:
             down = mean - se if scale == "linear" or mean - se > 0 else lo
             ax.vlines(i, down, mean + se, color=col[m], lw=1.2)
@@ -171,12 +168,14 @@ def _draw_box(ax, t: TaskReport, methods, col, scale, lo, hi, clip, loss) -> Non
                 ax.annotate(
                     "!", (i, bar_top), xytext=(0, 1.5), textcoords="offset points", gid=gid, **kw
                 )
-            else:
-                ax.text(i + 0.32, 0.1, "!", transform=below, gid=gid, **kw)
+            else:  # beside the marker outside the data area
+                y, va = (-0.025, "top") if outside == "under" else (1.01, "bottom")
+                kw["va"] = va
+                ax.text(i + 0.36, y, "!", transform=below, clip_on=False, gid=gid, **kw)
     ax.set_xlim(-0.6, len(methods) - 0.4)
     ax.set_xticks(range(len(methods)))
     ax.tick_params(axis="x", labelbottom=False, length=2)
-    ax.set_title(str(t.ref.size), fontsize=9, pad=3)
+    ax.set_title(str(t.ref.size), fontsize=9, pad=12)  # room for the ↑ markers
     ax.yaxis.grid(True, color="#e6e6e6", lw=0.6)
     ax.set_axisbelow(True)
 
@@ -223,7 +222,8 @@ def draw(r: PrototaskReport) -> Figure:
     box_w = max(box_w, (0.3 + 0.085 * len(title) - left - (K - 1) * gap - right) / K)
     width = left + K * box_w + (K - 1) * gap + right
     notes = _footnotes(r, width)
-    top, plot_h, mid, mat_h = 0.55, 3.0, 0.12, 0.2 * M + 0.05
+    # mid: the strip under the boxes' axes that holds the ∅ markers
+    top, plot_h, mid, mat_h = 0.7, 3.0, 0.36, 0.2 * M + 0.05
     foot = 0.14 * len(notes) + 0.2
     height = top + plot_h + mid + mat_h + foot
     points = [
@@ -268,6 +268,9 @@ def draw(r: PrototaskReport) -> Figure:
     return fig
 
 
-def write_diagram(r: PrototaskReport, plots: Path) -> list[Path]:
-    """Write ``<stem>.png`` and ``<stem>.svg`` of the diagram; returns the paths."""
-    return save_figure(lambda: draw(r), plots / r.stem)
+def write_diagram(
+    r: PrototaskReport, plots: Path, formats: tuple[str, ...] = ("svg", "png")
+) -> list[Path]:
+    """Write ``<stem>.svg`` and ``<stem>.png`` of the diagram (or the given ``formats``);
+    returns the paths."""
+    return save_figure(lambda: draw(r), plots / r.stem, formats)

@@ -57,10 +57,16 @@ LEGEND = [
     "highly significant paired difference, and separated bars can be insignificant when "
     "there are few training sets (the test accounts for the uncertainty of the variance "
     "estimates; the bars do not).",
-    "∅: the method was not run on that task or gives no such loss (no predictive "
-    "distribution for L). ↑ with a number: the loss is off the top of the graph. A red !: "
-    "the method has fewer finished instances than the task; the instances it lacks are "
-    "listed under the diagram and in the tables.",
+    "Markers that are not results are drawn outside the boxes, so none can be read as a "
+    "loss. ∅ under a box's axis: the method was not run on that task or gives no such loss "
+    "(no predictive distribution for L). ↑ with a number above a box: the loss is off the "
+    "top of the graph. A red !: the method has fewer finished instances than the task; the "
+    "instances it lacks are listed under the diagram and in the tables. The first line "
+    "under every diagram repeats this legend.",
+    "Average ranks are built from the pairs: 1 + the share of tasks on which each other "
+    "method was better, each pair over the tasks both have a value on. With every method "
+    "on every task this is the usual average rank; otherwise no task is dropped, and the "
+    "ranks table shows each method's coverage and the wins table what each pair shares.",
 ]
 
 

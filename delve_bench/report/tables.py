@@ -234,48 +234,60 @@ def summary_records(ov: Overview) -> tuple[list[str], list[list]]:
 
 
 def ranks_table(ov: Overview) -> Table:
+    """Each method's coverage, average rank (from the pairs, over the tasks each pair
+    shares) and significant wins; never empty: every method has a row."""
+    n = len(ov.tasks)
     rows = []
     for m in ov.methods:
-        avg = ov.average_rank.get(m)
+        ranked = m in ov.average_rank
         rows.append(
             (
                 m,
-                str(len(ov.rank_tasks)) if m in ov.ranked else "0",
-                EMPTY if m not in ov.ranked else _g(avg, 3),
+                f"{ov.coverage[m]} of {n}",
+                _g(ov.average_rank[m], 3) if ranked else EMPTY,
+                f"{ov.field[m]}" if ranked else "",
                 str(ov.total_wins(m)),
                 str(ov.total_losses(m)),
                 f"{ov.total_wins(m) - ov.total_losses(m):+d}",
             )
         )
-    left_out = [t.ref.full_name for t in ov.tasks if t not in ov.rank_tasks]
+    full = all(ov.coverage[m] == n for m in ov.ranked)
     notes = [
-        f"Average rank over the {len(ov.rank_tasks)} of {len(ov.tasks)} tasks on which every "
-        "ranked method has a value (1 = lowest standardised loss; ties share the mean rank).",
+        "Average rank: 1 + the share of tasks on which each other method was better (ties "
+        "count 1/2), each pair over the tasks both have a value on (1 = lowest standardised "
+        "loss)"
+        + (
+            "; every ranked method has a value on every task, so this is the usual average rank."
+            if full
+            else "; with every method on every task it is the usual average rank. Coverage "
+            "differs here: a method is ranked among the methods it shares a task with "
+            "('among'); the wins table shows what each pair shares."
+        ),
         "Significant wins and losses: tasks on which the design's paired test gave p < 0.05 "
         "(Barrio et al. 2009, Table 2), not corrected for the number of tests; the rankings "
         f"table (rankings-{ov.loss}) counts them after Holm's correction, per prototask.",
     ]
-    if left_out:
-        notes.append(f"Not ranked (a method has no value): {', '.join(left_out)}.")
-    unranked = [m for m in ov.methods if m not in ov.ranked]
+    unranked = [m for m in ov.methods if m not in ov.average_rank]
     if unranked:
         notes.append(f"{EMPTY}: no {ov.loss} loss on any task: {', '.join(unranked)}.")
     return Table(
         title=f"Average rank and significant wins: {loss_title(ov.loss)}",
-        columns=("method", "tasks", "average rank", "wins", "losses", "net"),
-        align="lrrrrr",
+        columns=("method", "tasks", "average rank", "among", "wins", "losses", "net"),
+        align="lrrrrrr",
         rows=tuple(rows),
         notes=tuple(notes),
     )
 
 
 def ranks_records(ov: Overview) -> tuple[list[str], list[list]]:
-    head = ["method", "tasks_ranked", "average_rank", "wins", "losses"]
+    head = ["method", "tasks_ranked", "tasks", "average_rank", "among", "wins", "losses"]
     rows = [
         [
             m,
-            len(ov.rank_tasks) if m in ov.ranked else 0,
+            ov.coverage[m],
+            len(ov.tasks),
             ov.average_rank.get(m),
+            ov.field.get(m),
             ov.total_wins(m),
             ov.total_losses(m),
         ]
@@ -285,9 +297,19 @@ def ranks_records(ov: Overview) -> tuple[list[str], list[list]]:
 
 
 def wins_table(ov: Overview) -> Table:
-    rows = tuple(
-        (r, *("–" if r == c else str(ov.wins[(r, c)]) for c in ov.methods)) for r in ov.methods
-    )
+    """Cell (R, C): significant wins of C over R out of the tasks the pair was compared on,
+    and the share of their shared tasks on which C had the lower loss."""
+
+    def cell(r: str, c: str) -> str:
+        if r == c:
+            return "–"
+        n = ov.compared[(r, c)]
+        if not ov.shared[(r, c)] and not n:
+            return "no shared task"
+        better = ov.beaten[(r, c)]
+        return f"{ov.wins[(r, c)]} of {n} ({better:g}/{ov.shared[(r, c)]} lower)"
+
+    rows = tuple((r, *(cell(r, c) for c in ov.methods)) for r in ov.methods)
     return Table(
         title=f"Significant wins per pair: {loss_title(ov.loss)}",
         columns=("row \\ column", *ov.methods),
@@ -295,15 +317,28 @@ def wins_table(ov: Overview) -> Table:
         rows=rows,
         notes=(
             "Cell (row R, column C): the number of tasks on which C was significantly better "
-            f"than R (p < 0.05, uncorrected), out of the {len(ov.tasks)} tasks reported "
-            "(Barrio et al. 2009, Table 2). Column sums are wins, row sums losses.",
+            "than R (p < 0.05, uncorrected) out of the tasks on which the pair was compared "
+            "(Barrio et al. 2009, Table 2); in brackets, on how many of the tasks both have a "
+            "value C had the lower standardised loss (ties count 1/2), the shares the average "
+            f"ranks are built from. {len(ov.tasks)} tasks reported. Column sums of the first "
+            "numbers are wins, row sums losses.",
         ),
     )
 
 
 def wins_records(ov: Overview) -> tuple[list[str], list[list]]:
-    head = ["method", *ov.methods]
-    rows = [[r, *(None if r == c else ov.wins[(r, c)] for c in ov.methods)] for r in ov.methods]
+    head = ["method", *ov.methods] + [
+        f"{c}_{k}" for c in ov.methods for k in ("compared", "shared", "lower")
+    ]
+    rows = []
+    for r in ov.methods:
+        row: list = [r, *(None if r == c else ov.wins[(r, c)] for c in ov.methods)]
+        for c in ov.methods:
+            if r == c:
+                row += [None, None, None]
+            else:
+                row += [ov.compared[(r, c)], ov.shared[(r, c)], ov.beaten[(r, c)]]
+        rows.append(row)
     return head, rows
 
 

@@ -19,7 +19,7 @@ import json
 import platform
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -29,7 +29,7 @@ import pandas as pd
 from .. import __version__
 from ..losses import case_losses, class_losses
 from ..methods.base import Budget, FitContext, Method, Prediction
-from ..methods.registry import DEFAULT_TIME_SCALE, method_spec
+from ..methods.registry import DEFAULT_TIME_SCALE, fraction_name, method_spec
 from ..rng import derived_seed
 from ..tasks.names import TaskRef
 from ..workspace import Workspace
@@ -46,15 +46,18 @@ BudgetMode = Literal["cpu", "work"]
 
 @dataclass(frozen=True)
 class Job:
-    """One method on one task instance."""
+    """One method on one task instance. ``snapshots``: budget fractions (< 1) at which an
+    anytime method also records the result ``METHOD@F`` from the same run."""
 
     method: str
     ref: TaskRef
     instance: int
+    snapshots: tuple[float, ...] = ()
 
     @property
     def label(self) -> str:
-        return f"{self.method} {self.ref.full_name} #{self.instance}"
+        extra = f" (+@{','.join(format(f, 'g') for f in self.snapshots)})" if self.snapshots else ""
+        return f"{self.method} {self.ref.full_name} #{self.instance}{extra}"
 
 
 @dataclass(frozen=True)
@@ -323,10 +326,11 @@ def _blas_limit(n: int | None):
     return threadpool_limits(n) if n else threadpool_limits(None)
 
 
-def execute(root: str, job: Job, options: RunOptions = RunOptions()) -> Outcome:
+def execute(root: str | Workspace, job: Job, options: RunOptions = RunOptions()) -> Outcome:
     """Run one job and record it. Never raises for a failing method: its error is written
-    to meta.json instead. This is the function every executor runs."""
-    ws = Workspace(Path(root))
+    to meta.json instead. This is the function every executor runs. ``root`` may be a
+    :class:`Workspace` (so a result store other than ``root/results`` reaches workers)."""
+    ws = Workspace.from_env(root)
     d = result_dir(ws, job.method, job.ref, job.instance)
     lock = InstanceLock(d)
     if not lock.acquire():
@@ -344,7 +348,7 @@ def execute(root: str, job: Job, options: RunOptions = RunOptions()) -> Outcome:
 
 def _execute_locked(ws: Workspace, d: Path, job: Job, options: RunOptions) -> Outcome:
     spec = method_spec(ws, job.method)
-    seed = derived_seed(job.method, job.ref.full_name, job.instance)
+    seed = derived_seed(spec.seed_name, job.ref.full_name, job.instance)
     started = _dt.datetime.now(_dt.timezone.utc)
     cpu0, wall0 = time.process_time(), time.perf_counter()
     meta: dict = {
@@ -370,11 +374,13 @@ def _execute_locked(ws: Workspace, d: Path, job: Job, options: RunOptions) -> Ou
         meta["budget"] = budget.describe() | {
             "time_scale": options.time_scale if options.mode == "cpu" else None
         }
+        snaps = snapshot_budgets(spec, method, job, len(enc.instance.train), options, budget)
         ctx = FitContext(
             rng=np.random.default_rng(seed),
             budget=budget,
             kinds=enc.coding.kinds,
             classes=enc.coding.classes,
+            snapshots=snaps,
         )
         fitted = fit_predict(method, enc, ctx)
         if enc.coding.categorical:
@@ -385,6 +391,11 @@ def _execute_locked(ws: Workspace, d: Path, job: Job, options: RunOptions) -> Ou
             tables = result_tables(enc, dec)
         cpu = time.process_time() - cpu0
         check_budget(cpu, budget)
+        # snapshots first: the main result (whose meta.json marks the job done) comes last
+        for f, sb in snaps.items():
+            record_snapshot(ws, job, spec, f, sb, method, enc, meta)
+        if spec.base:
+            meta["fraction_of"] = {"method": spec.base, "fraction": spec.fraction}
         written = write_tables(d, *tables)
         meta.update(
             status="ok",
@@ -404,6 +415,62 @@ def _execute_locked(ws: Workspace, d: Path, job: Job, options: RunOptions) -> Ou
     meta["end"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     _write_meta(d, meta)
     return Outcome(job, status, error, meta["cpu_seconds"])
+
+
+def snapshot_budgets(spec, method: Method, job: Job, n: int, options: RunOptions, budget: Budget):
+    """The budgets of the snapshots ``job`` asks for: F of the job's budget, on its clock."""
+    if job.snapshots and not getattr(method, "anytime", False):
+        raise ValueError(f"{job.method} makes no snapshots (not an anytime method)")
+    out = {}
+    for f in job.snapshots:
+        sb = replace(spec, fraction=spec.fraction * f).make_budget(
+            n, options.mode, options.time_scale
+        )
+        sb.start_cpu = budget.start_cpu
+        out[f] = sb
+    return out
+
+
+def record_snapshot(
+    ws: Workspace, job: Job, spec, f: float, budget: Budget, method: Method, enc, meta: dict
+) -> None:
+    """Write the result ``METHOD@F`` that an anytime ``method`` kept on its way (its own
+    directory, lock and meta.json). A snapshot that fails, or whose directory another run
+    holds, is left undone: the next run makes it by a run of its own."""
+    name = fraction_name(spec.base or spec.name, spec.fraction * f)
+    d = result_dir(ws, name, job.ref, job.instance)
+    lock = InstanceLock(d)
+    if not lock.acquire():
+        return
+    try:
+        cpu0 = time.process_time()
+        X = enc.raw_test if method.wants_raw else enc.X_test
+        pred = method.snapshot(f, X)
+        dec = decode(pred, enc, method)
+        check(dec, len(enc.y_test))
+        info = dict(method.snapshot_info(f))
+        fit_cpu = float(info.pop("fit_cpu_seconds"))
+        written = write_result(d, enc, dec)
+        smeta = meta | {
+            "method": name,
+            "budget": budget.describe()
+            | {"time_scale": (meta.get("budget") or {}).get("time_scale")},
+            "fraction_of": {"method": spec.base or spec.name, "fraction": spec.fraction * f},
+            "snapshot_of": job.method,
+            "status": "ok",
+            "losses_sha256": written.losses_sha256,
+            "losses_available": written.losses_available,
+            "fit_cpu_seconds": round(fit_cpu, 4),
+            "cpu_seconds": round(fit_cpu + time.process_time() - cpu0, 4),
+            "info": _jsonable(info | pred.info),
+            "end": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        }
+        _write_meta(d, smeta)
+    except Exception:  # the main result stands; the snapshot is redone by its own run
+        for n in ("meta.json", "losses.csv", "predictions.csv"):
+            (d / n).unlink(missing_ok=True)
+    finally:
+        lock.release()
 
 
 def _jsonable(x):

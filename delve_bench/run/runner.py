@@ -7,11 +7,12 @@ job (:func:`delve_bench.run.job.execute`) as an argument and never import this m
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from typing import Any
 
 from ..data import load_dataset
 from ..errors import DelveError
-from ..methods.registry import checked_method
+from ..methods.registry import checked_method, method_spec, split_fraction
 from ..tasks.instances import task_layout
 from ..tasks.names import TaskRef
 from ..tasks.spec import prototask_spec
@@ -70,7 +71,35 @@ def plan_jobs(
                     other["failed"].append(job)
                 else:
                     todo.append(job)
-    return todo, other
+    return merge_snapshots(ws, todo), other
+
+
+def merge_snapshots(ws: Workspace, jobs: list[Job]) -> list[Job]:
+    """Fold each ``METHOD@F`` job (F < 1) of an anytime method into the job of METHOD on the
+    same instance when that one runs too: one run records both (the snapshot is what a
+    run with F of the budget would have given). Order is kept otherwise."""
+    anytime: dict[str, bool] = {}
+
+    def is_anytime(m: str) -> bool:
+        if m not in anytime:
+            anytime[m] = bool(getattr(method_spec(ws, m).load_class(), "anytime", False))
+        return anytime[m]
+
+    mains = {(j.method, j.ref, j.instance) for j in jobs}
+    extra: dict[tuple, list[float]] = {}
+    keep = []
+    for j in jobs:
+        base, f = split_fraction(j.method)
+        if f is not None and f < 1 and (base, j.ref, j.instance) in mains and is_anytime(base):
+            extra.setdefault((base, j.ref, j.instance), []).append(f)
+        else:
+            keep.append(j)
+    return [
+        replace(j, snapshots=tuple(sorted(extra[key])))
+        if (key := (j.method, j.ref, j.instance)) in extra
+        else j
+        for j in keep
+    ]
 
 
 def check_method_task(ws: Workspace, method: str, proto) -> None:
@@ -132,7 +161,7 @@ def run_jobs(
         outcomes.append(outcome)
         bar.update()
 
-    root = str(ws.root)
+    root = ws if ws.results_dir is not None else str(ws.root)  # a Workspace pickles
     try:
         if dask:
             dask_backend.run_on_dask(dask, execute, root, jobs, options, limits, done)

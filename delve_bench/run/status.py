@@ -7,7 +7,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from ..errors import DelveError
-from ..methods.registry import method_names
+from ..methods.registry import method_names, split_fraction
 from ..tasks.instances import task_layout
 from ..tasks.names import TaskRef, resolve_tasks
 from ..tasks.spec import prototask_spec
@@ -48,11 +48,15 @@ def _tasks_with_results(ws: Workspace, method: str) -> list[TaskRef]:
 def study_status(ws: Workspace, names: list[str]) -> list[StatusRow]:
     """One row per (method, task): instance numbers by state and the recorded errors."""
     known = set(method_names(ws))
-    methods = [n for n in names[:1] if n in known]
+    methods = [n for n in names[:1] if split_fraction(n)[0] in known]
     tasks = names[len(methods) :]
     if not methods:
         methods = (
-            sorted(p.name for p in ws.results.iterdir() if p.is_dir() and p.name in known)
+            sorted(
+                p.name
+                for p in ws.results.iterdir()
+                if p.is_dir() and split_fraction(p.name)[0] in known
+            )
             if ws.results.is_dir()
             else []
         )

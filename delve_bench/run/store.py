@@ -78,14 +78,15 @@ def read_meta(d: Path) -> dict | None:
 def instance_state(d: Path) -> str:
     """``ok``, ``failed``, ``corrupt`` (meta.json unreadable or not an object, an unknown
     status, predictions.csv or losses.csv missing, or the losses checksum wrong) or
-    ``missing``."""
+    ``missing``. An instance unpacked from a study's committed files (meta.json has
+    ``packed: true``, see :mod:`delve_bench.study.pack`) has losses but no predictions."""
     meta = read_meta(d)
     if meta is None:
         return "corrupt" if (d / "meta.json").exists() else "missing"
     status = meta.get("status")
     if status == "failed":
         return "failed"
-    if status != "ok" or not (d / "predictions.csv").is_file():
+    if status != "ok" or not (meta.get("packed") or (d / "predictions.csv").is_file()):
         return "corrupt"
     try:
         data = (d / "losses.csv").read_bytes()

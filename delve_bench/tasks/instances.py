@@ -134,7 +134,7 @@ def read_splits(ws: Workspace, proto: PrototaskSpec) -> tuple[tuple[np.ndarray, 
                 raise ValueError("expected 'train: ... | test: ...'")
             tr = np.array(train.split(), dtype=np.int64)
             te = np.array(test.split(), dtype=np.int64)
-        except ValueError as e:
+        except (ValueError, OverflowError) as e:
             raise DelveError(f"{path}, line {num}: malformed ({e})") from None
         both = np.concatenate([tr, te])
         if both.size and (both.min() < 0 or both.max() >= n_cases):

@@ -175,7 +175,7 @@ def _parse_file(ws: Workspace, dataset: str, path: Path) -> PrototaskSpec:
     target = ds.attributes[targets[0]]
     classes = target.values if target.kind in ("binary", "nominal") else ()
     split_design = DESIGNS[sel] in SPLIT_DESIGNS
-    splits = f.text("splits", required=split_design)
+    splits = f.file_name("splits", required=split_design)
     if splits is not None and not split_design:
         raise f.error("splits", f"only a resampled or fixed prototask reads splits, not {sel}")
     cases = f.choice("cases", ["all", "no missing"], "all")

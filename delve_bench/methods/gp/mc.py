@@ -33,6 +33,8 @@ the small matrices of the smaller tasks.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 from threadpoolctl import threadpool_limits
 
@@ -63,10 +65,47 @@ def widen(means: np.ndarray, vars: np.ndarray) -> np.ndarray:
     return vars * factor[:, None]
 
 
+@dataclass
+class _Schedule:
+    """The records of one run length ``T`` (the main run's, or a snapshot's): ``saves``
+    states at equal intervals ``T / saves`` of the run's clock."""
+
+    T: float
+    saves: int
+    iters: list[int] = field(default_factory=list)
+    thetas: list[np.ndarray] = field(default_factory=list)
+    energies: list[float] = field(default_factory=list)
+    rejects: list[float] = field(default_factory=list)
+    fit_cpu: float = 0.0
+
+    @property
+    def full(self) -> bool:
+        return len(self.iters) >= self.saves
+
+    def record(self, it: int, now: float, sampler, cpu: float) -> None:
+        # one record per save time passed (several if one iteration spans them)
+        while not self.full and now >= (len(self.iters) + 1) * self.T / self.saves:
+            self.iters.append(it)
+            self.thetas.append(sampler.x.copy())
+            self.energies.append(sampler.E)
+            self.rejects.append(1.0 - sampler.acceptance_rate)
+            if self.full:
+                self.fit_cpu = cpu
+
+    def chosen(self, used: int) -> np.ndarray:
+        """Positions of the ``used`` records of the last two thirds (the thesis' code)."""
+        rec = np.array(self.iters)
+        first = int(np.ceil(self.saves / 3.0))  # first scheduled time >= T/3 (record 13 of 39)
+        tail = rec[first - 1 :]
+        return first - 1 + select_records(tail, tail[0], tail[-1], used)
+
+
 class GpMc(Method):
-    """gp-mc-1 (see the module docstring)."""
+    """gp-mc-1 (see the module docstring). Anytime: a snapshot at budget fraction F keeps
+    its own 39 records at intervals of F T / 39, so it is the run a budget of F T makes."""
 
     losses = ("S", "A", "L")
+    anytime = True
     #: iterations at n = work_reference_n when the budget is unlimited (the YAML's work)
     default_work = 20000
 
@@ -92,6 +131,12 @@ class GpMc(Method):
         """Work-mode iteration count for ``n`` training cases."""
         return max(self.min_iterations, int(round(work * (self.work_reference_n / n) ** 2)))
 
+    def _budget(self, budget: Budget, n: int) -> Budget:
+        """An unlimited budget runs the thesis' length; work units are iterations at
+        n = work_reference_n, converted to this n."""
+        budget = budget if budget.total else Budget(mode="work", work=self.default_work)
+        return budget.map_work(lambda work: self.iterations_for(n, work))
+
     def fit(self, X: np.ndarray, y: np.ndarray, ctx: FitContext) -> None:
         n = len(y)
         obj = GPObjective(X, y)
@@ -99,60 +144,56 @@ class GpMc(Method):
         sampler = HMC(
             obj, initial_theta(X.shape[1]), ctx.rng, eps, n_steps=1, persistence=self.persistence
         )
-        # an unlimited budget runs the thesis' length; work units are iterations at
-        # n = work_reference_n, converted to this n
-        budget = ctx.budget if ctx.budget.total else Budget(mode="work", work=self.default_work)
-        budget = budget.map_work(lambda work: self.iterations_for(n, work))
-        T = float(budget.require_finite("gp-mc-1"))
+        budget = self._budget(ctx.budget, n)
+        main = _Schedule(budget.require_finite("gp-mc-1"), self.saves)
+        snaps = {
+            f: _Schedule(float(self._budget(b, n).require_finite("gp-mc-1")), self.saves)
+            for f, b in ctx.snapshots.items()
+        }
         it = 0
-        rec_iter: list[int] = []
-        rec_theta: list[np.ndarray] = []
-        rec_E: list[float] = []
-        rec_time: list[float] = []
-        rejects_at_save: list[float] = []
         # one BLAS thread: the budget is process CPU time, which threads only inflate, and
         # threaded BLAS is many times slower on the small matrices of HMC
         with threadpool_limits(1):
-            while len(rec_iter) < self.saves:
+            while not main.full:
                 sampler.trajectory()
                 sampler.refresh_momentum()
                 it += 1
                 now = float(budget.used(it))
-                # one record per save time passed (several if one iteration spans them)
-                while len(rec_iter) < self.saves and now >= (len(rec_iter) + 1) * T / self.saves:
-                    rec_iter.append(it)
-                    rec_theta.append(sampler.x.copy())
-                    rec_E.append(sampler.E)
-                    rec_time.append(now)
-                    rejects_at_save.append(1.0 - sampler.acceptance_rate)
-                ctx.progress(min(1.0, now / T))
-        iters = np.array(rec_iter)
-        first = int(np.ceil(self.saves / 3.0))  # first scheduled time >= T/3 (record 13 of 39)
-        tail = iters[first - 1 :]
-        chosen = first - 1 + select_records(tail, tail[0], tail[-1], self.used)
-        self.thetas = np.array(rec_theta)[chosen]
+                cpu = budget.used_cpu()
+                main.record(it, now, sampler, cpu)
+                for sc in snaps.values():
+                    sc.record(it, now, sampler, cpu)
+                ctx.progress(min(1.0, now / main.T))
         self.X, self.y = X, y
         self.rng = ctx.rng
-        final = Hyper.from_theta(sampler.x)
-        used_h = [Hyper.from_theta(t) for t in self.thetas]
+        self.snaps, self._cpu_clock = snaps, budget.mode == "cpu"
+        self.thetas = np.array(main.thetas)[main.chosen(self.used)]
         ctx.info.update(
             iterations=it,
             evaluations=sampler.evals,
             step_size=eps,
             acceptance_rate=sampler.acceptance_rate,
-            rejection_rate_at_saves=rejects_at_save,
-            run_length={"clock": "cpu_seconds" if budget.mode == "cpu" else "iterations", "T": T},
-            records_used=chosen + 1,
-            record_iterations=iters,
-            record_energies=rec_E,
-            hyper=final.as_dict(),
-            length_scales_mean_used=np.mean([h.as_dict()["length_scales"] for h in used_h], 0),
-            theta_used=self.thetas,
+            **self._record_info(main, budget.mode == "cpu"),
+            hyper=Hyper.from_theta(sampler.x).as_dict(),
         )
 
-    def predict(self, X: np.ndarray) -> Prediction:
+    def _record_info(self, sc: _Schedule, cpu_clock: bool) -> dict:
+        chosen = sc.chosen(self.used)
+        thetas = np.array(sc.thetas)[chosen]
+        used_h = [Hyper.from_theta(t) for t in thetas]
+        return dict(
+            rejection_rate_at_saves=sc.rejects,
+            run_length={"clock": "cpu_seconds" if cpu_clock else "iterations", "T": sc.T},
+            records_used=chosen + 1,
+            record_iterations=sc.iters,
+            record_energies=sc.energies,
+            length_scales_mean_used=np.mean([h.as_dict()["length_scales"] for h in used_h], 0),
+            theta_used=thetas,
+        )
+
+    def _mixture(self, thetas: np.ndarray, X: np.ndarray) -> Prediction:
         mus, vs = [], []
-        for theta in self.thetas:
+        for theta in thetas:
             mu, var = Posterior.fit(self.X, self.y, theta).predict(X)
             mus.append(mu)
             vs.append(var)
@@ -164,3 +205,18 @@ class GpMc(Method):
             median = mixture_median(means, vars)
         density = GaussianMixture(means, widen(means, vars), np.full(k, 1.0 / k))
         return Prediction(mean=means.mean(1), median=median, density=density)
+
+    def predict(self, X: np.ndarray) -> Prediction:
+        return self._mixture(self.thetas, X)
+
+    def snapshot(self, fraction: float, X: np.ndarray) -> Prediction:
+        sc = self.snaps[fraction]
+        return self._mixture(np.array(sc.thetas)[sc.chosen(self.used)], X)
+
+    def snapshot_info(self, fraction: float) -> dict:
+        sc = self.snaps[fraction]
+        return dict(
+            fit_cpu_seconds=sc.fit_cpu,
+            iterations=sc.iters[-1],
+            **self._record_info(sc, self._cpu_clock),
+        )

@@ -79,6 +79,7 @@ class Saved:
     work: int  # trajectories done so far (work units)
     cpu: float  # CPU seconds since the start of the run
     fraction: float  # share of the budget used
+    used: float  # CPU seconds on the budget's clock (cpu mode: what fractions divide)
     w: np.ndarray
     hypers: Hypers
 
@@ -95,6 +96,25 @@ class Chain:
     main_accepted: int
     main_accept_prob: float
     accept_trace: list[float] = field(default_factory=list)
+    #: budget fraction -> the chain as a run with that budget would have ended it
+    snapshots: dict[float, Frozen] = field(default_factory=dict)
+
+
+@dataclass
+class Frozen:
+    """The stored states when a snapshot's budget ran out, and when that was."""
+
+    saved: list[Saved]
+    iterations: int
+    budget: Budget
+    fit_cpu: float
+
+    def values(self) -> list[float]:
+        """Each state's share of this budget (the key of the thesis' selection)."""
+        total = self.budget.require_finite("a snapshot")
+        if self.budget.mode == "cpu":
+            return [s.used / total for s in self.saved]
+        return [s.work / total for s in self.saved]
 
 
 class _Store:
@@ -141,9 +161,13 @@ def run_chain(
     init_repeats: int = 10,
     keep: int = 500,
     progress=None,
+    snapshots: dict[float, Budget] | None = None,
 ) -> Chain:
     """Run the mlp-mc-1 Markov chain on encoded data X (n, I), Y (n, T) until ``budget`` is
-    exhausted (checked between iterations, with done = trajectories so far)."""
+    exhausted (checked between iterations, with done = trajectories so far). For each of
+    ``snapshots`` (fraction -> smaller budget on the same clock) the stored states are
+    frozen after the iteration at which that budget is exhausted, where a run with it
+    would have stopped."""
     t0 = time.process_time()
     n, n_in = X.shape
     shape = MlpShape(n_in, mc_hidden_units(n, n_in, Y.shape[1]), Y.shape[1])
@@ -178,6 +202,8 @@ def run_chain(
     done, it = init_repeats, 0
     store = _Store(keep)
     trace, last_acc, last_it = [], acc0, 0
+    pending = dict(sorted((snapshots or {}).items()))
+    frozen: dict[float, Frozen] = {}
     while it == 0 or not budget.exhausted(done):
         prior.sample_noise(rng, h, data.residuals(hmc.x))
         prior.sample_sigmas(rng, h, hmc.x)
@@ -189,7 +215,15 @@ def run_chain(
         done += 1
         if store.wants(it):
             cpu = time.process_time() - t0
-            store.add(Saved(it, done, cpu, budget.fraction(done), hmc.x.copy(), h.copy()))
+            store.add(
+                Saved(
+                    it, done, cpu, budget.fraction(done), budget.used_cpu(), hmc.x.copy(), h.copy()
+                )
+            )
+        for f, sb in list(pending.items()):
+            if sb.exhausted(done):
+                frozen[f] = Frozen(list(store.items), it, sb, sb.used_cpu())
+                del pending[f]
         if it - last_it >= 100:  # acceptance rate per block of 100 iterations
             trace.append((hmc.accepted - last_acc) / (it - last_it))
             last_acc, last_it = hmc.accepted, it
@@ -204,6 +238,7 @@ def run_chain(
         hmc.accepted - acc0,
         (hmc.sum_accept_prob - prob0) / it,
         trace,
+        frozen,
     )
 
 
@@ -213,12 +248,14 @@ def select_states(
     start: float = 1 / 3,
     end: float | None = None,
     key: str = "fraction",
+    values: list[float] | None = None,
 ) -> list[Saved]:
     """``net-pred @T/3:T+100`` (thesis App. A.4): the states whose ``key`` (budget fraction by
-    default; ``cpu`` or ``iteration`` for studies of a longer run) lies in
-    [start, end] (end = the whole run when None), ``n_use`` of them spread evenly over
-    that range; all of them if fewer (the last state if the range is empty)."""
-    vals = [getattr(s, key) for s in saved]
+    default; ``cpu`` or ``iteration`` for studies of a longer run; or the given
+    ``values``) lies in [start, end] (end = the whole run when None), ``n_use`` of them
+    spread evenly over that range; all of them if fewer (the last state if the range is
+    empty)."""
+    vals = values if values is not None else [getattr(s, key) for s in saved]
     if end is None:
         end = max(vals)
     cands = [s for s, v in zip(saved, vals, strict=True) if start <= v <= end]
@@ -243,6 +280,8 @@ def predictive(shape: MlpShape, states: list[Saved], X: np.ndarray) -> Predictio
 
 class MlpMc1(Method):
     """Neal's Bayesian MLP by HMC with the thesis' settings (Rasmussen 1996 §3.7)."""
+
+    anytime = True
 
     def __init__(
         self,
@@ -272,11 +311,11 @@ class MlpMc1(Method):
         if Y.shape[1] != 1:
             raise ValueError("mlp-mc-1 predicts a single target")
         ctx.budget.require_finite("mlp-mc-1")
-        self.chain = run_chain(X, Y, ctx.rng, ctx.budget, progress=ctx.progress, **self.params)
+        self.chain = run_chain(
+            X, Y, ctx.rng, ctx.budget, progress=ctx.progress, snapshots=ctx.snapshots, **self.params
+        )
         self.states = select_states(self.chain.saved, self.n_use, self.burn_fraction)
         ch, used = self.chain, self.states
-        sig = [s.hypers.sigmas() for s in used]
-        mean_sig = {k: np.mean([s[k] for s in sig], axis=0) for k in sig[0]}
         ctx.info.update(
             hidden_units=ch.shape.n_hidden,
             n_weights=ch.shape.n_weights,
@@ -288,6 +327,13 @@ class MlpMc1(Method):
             acceptance_per_100_iterations=ch.accept_trace,
             states_stored=len(ch.saved),
             save_stride=ch.stride,
+            **self._state_info(used),
+        )
+
+    def _state_info(self, used: list[Saved]) -> dict:
+        sig = [s.hypers.sigmas() for s in used]
+        mean_sig = {k: np.mean([s[k] for s in sig], axis=0) for k in sig[0]}
+        return dict(
             states_used=len(used),
             first_used_iteration=used[0].iteration,
             # posterior means of the hyperparameters (as sigmas) over the used states; the
@@ -299,3 +345,19 @@ class MlpMc1(Method):
 
     def predict(self, X: np.ndarray) -> Prediction:
         return predictive(self.chain.shape, self.states, X)
+
+    def _snapshot_states(self, fraction: float) -> list[Saved]:
+        fz = self.chain.snapshots[fraction]
+        return select_states(fz.saved, self.n_use, self.burn_fraction, values=fz.values())
+
+    def snapshot(self, fraction: float, X: np.ndarray) -> Prediction:
+        return predictive(self.chain.shape, self._snapshot_states(fraction), X)
+
+    def snapshot_info(self, fraction: float) -> dict:
+        fz = self.chain.snapshots[fraction]
+        return dict(
+            fit_cpu_seconds=fz.fit_cpu,
+            iterations=fz.iterations,
+            hidden_units=self.chain.shape.n_hidden,
+            **self._state_info(self._snapshot_states(fraction)),
+        )

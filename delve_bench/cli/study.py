@@ -1,0 +1,239 @@
+"""``delve study``: run, follow, report and verify the comparisons declared in
+``studies/<name>.yaml``."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..errors import DelveError
+from ..run.estimate import duration
+from ._group import _ws, cli, emit, examples, json_output
+
+
+def _load(ctx: click.Context, name: str):
+    from ..study.spec import load_study
+
+    return load_study(_ws(ctx), name)
+
+
+@cli.group(
+    epilog=examples(
+        "delve study status smoke          # progress and the CPU time left",
+        "delve study run smoke --jobs 2    # run or resume, then pack the results",
+        "delve study report smoke && delve study verify smoke",
+    )
+)
+def study() -> None:
+    """Studies: whole comparisons declared in studies/<name>.yaml."""
+
+
+@study.command(
+    "run",
+    epilog=examples("delve study run smoke", "delve study run thesis --jobs 2 --retry-failed"),
+)
+@click.argument("name")
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(1),
+    default=1,
+    show_default=True,
+    help="Jobs at a time on this machine (one BLAS thread each).",
+)
+@click.option(
+    "--dask",
+    "dask_address",
+    metavar="ADDRESS|local[:N]",
+    help="Run on a Dask cluster: a scheduler address, or local[:N].",
+)
+@click.option("--retry-failed", is_flag=True, help="Rerun instances recorded as failed.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
+@click.pass_context
+def study_run(ctx: click.Context, name, jobs, dask_address, retry_failed, quiet) -> None:
+    """Run or resume every missing job of study NAME, then pack its results."""
+    from ..errors import RunFailed
+    from ..study.run import run_study
+
+    ws = _ws(ctx)
+    st = _load(ctx, name)
+
+    def on_group(plan, n):
+        if not quiet:
+            click.echo(
+                f"{plan.name}: {n} jobs ({plan.budget_mode} mode"
+                + (f", time scale {plan.time_scale:g}" if plan.budget_mode == "cpu" else "")
+                + (f", snapshots {', '.join(plan.snapshot_names)}" if plan.snapshots else "")
+                + ")",
+                err=True,
+            )
+
+    outcomes = run_study(
+        ws,
+        st,
+        jobs,
+        dask_address,
+        retry_failed,
+        progress=not quiet and sys.stderr.isatty(),
+        on_group=on_group,
+    )
+    failed = [o for o in outcomes if o.status == "failed"]
+    ran = sum(o.status == "ok" for o in outcomes)
+    cpu = sum(o.cpu or 0 for o in outcomes)
+    if not quiet:
+        click.echo(f"ran {ran} jobs, {len(failed)} failed; {duration(cpu)} CPU", err=True)
+    for o in failed:
+        click.echo(f"failed: {o.job.label}: {o.error}", err=True)
+    if failed:
+        raise RunFailed(f"{len(failed)} instance(s) failed")
+
+
+@study.command(
+    "status",
+    epilog=examples("delve study status smoke", "delve study status thesis --json"),
+)
+@click.argument("name")
+@json_output
+@click.pass_context
+def study_status(ctx: click.Context, name, output) -> None:
+    """Progress of study NAME and an estimate of the CPU time left."""
+    from ..report.listing import table
+    from ..study.run import study_progress
+
+    ws, st = _ws(ctx), _load(ctx, name)
+    rows = study_progress(ws, st)
+    if output:
+        records = [
+            {
+                "result": r.name,
+                "done": r.done,
+                "failed": r.failed,
+                "missing": r.missing,
+                "cpu_done_seconds": round(r.cpu_done, 3),
+                "cpu_left_seconds": round(r.cpu_left, 3),
+                "missing_without_estimate": r.unknown,
+            }
+            for r in rows
+        ]
+        emit("study-status", records, output)
+        return
+    lines = table(
+        ("result", "done", "failed", "missing", "CPU used", "CPU left"),
+        [
+            (
+                r.name,
+                str(r.done),
+                str(r.failed),
+                str(r.missing),
+                duration(r.cpu_done),
+                duration(r.cpu_left) + ("+?" if r.unknown else ""),
+            )
+            for r in rows
+        ],
+        "lrrrrr",
+    ).splitlines()
+    click.echo(lines[0])
+    for line, r in zip(lines[1:], rows, strict=True):
+        click.echo(line)
+        for f in r.failures[:3]:
+            click.echo(f"    {f}")
+        if len(r.failures) > 3:
+            click.echo(f"    ... and {len(r.failures) - 3} more failures")
+    total = sum(r.cpu_left for r in rows)
+    done = sum(r.done for r in rows)
+    allj = sum(r.total for r in rows)
+    unknown = sum(r.unknown for r in rows)
+    click.echo(
+        f"{done} of {allj} results done; about {duration(total)} CPU left"
+        + (f" (+ {unknown} instances without an estimate)" if unknown else "")
+    )
+    base = ws.root / st.results
+    size = sum(
+        p.stat().st_size
+        for sub in ("losses", "meta", "report")
+        for p in (base / sub).rglob("*")
+        if p.is_file()
+    )
+    click.echo(f"committed files in {st.results}: {size / 1e6:.1f} MB (losses, meta, report)")
+
+
+@study.command(
+    "report",
+    epilog=examples("delve study report smoke", "delve study report thesis --check"),
+)
+@click.argument("name")
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Regenerate into a temporary folder and compare with the committed report.",
+)
+@click.pass_context
+def study_report(ctx: click.Context, name, check) -> None:
+    """Write the tables and figures of study NAME (results/<study>/report/)."""
+    from ..study.report import check_study_report, write_study_report
+
+    ws, st = _ws(ctx), _load(ctx, name)
+    if check:
+        diff = check_study_report(ws, st)
+        if diff:
+            for d in diff:
+                click.echo(f"differs: {d}", err=True)
+            raise DelveError(
+                f"{len(diff)} report files of study {name} differ from what the committed "
+                f"results give; run `delve study report {name}`",
+            )
+        click.echo(f"study {name}: every report file is byte-identical")
+        return
+    res = write_study_report(ws, st)
+    for w in res.warnings:
+        click.echo(f"warning: {w}", err=True)
+    click.echo(f"{len(res.files)} files in {res.out}; open {res.out / 'RESULTS.md'}")
+
+
+@study.command(
+    "verify", epilog=examples("delve study verify smoke", "delve study verify thesis --alpha 0.05")
+)
+@click.argument("name")
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=0.01,
+    show_default=True,
+    help="Significance level of the rerun test for methods with a CPU budget.",
+)
+@click.pass_context
+def study_verify(ctx: click.Context, name, alpha) -> None:
+    """CI checks of study NAME: report byte-identical, sample reruns reproduce."""
+    from ..study.verify import verify_study
+
+    checks = verify_study(
+        _ws(ctx), _load(ctx, name), alpha, progress=lambda s: click.echo(f"... {s}", err=True)
+    )
+    for c in checks:
+        click.echo(f"{'ok  ' if c.ok else 'FAIL'} {c.name}: {c.detail}")
+    bad = [c for c in checks if not c.ok]
+    click.echo(f"{len(checks) - len(bad)} passed, {len(bad)} failed")
+    if bad:
+        sys.exit(1)
+
+
+@study.command(
+    "unpack",
+    epilog=examples(
+        "delve study unpack thesis",
+        "delve --results results/thesis/runs stats mlp-mc-1@0.125 kin-8nm/std.64",
+    ),
+)
+@click.argument("name")
+@click.pass_context
+def study_unpack(ctx: click.Context, name) -> None:
+    """Write the committed results of NAME into its working store (results/<study>/runs),
+    so that stats, compare, report and status read them: e.g.
+    `delve --results results/thesis/runs stats mlp-mc-1@0.125 kin-8nm/std.64`."""
+    from ..study.pack import unpack
+
+    ws, st = _ws(ctx), _load(ctx, name)
+    names = [*st.method_names, *st.snapshot_names]
+    n = unpack(ws.root / st.results, ws.root / st.results / "runs", names, st.refs(ws), True)
+    click.echo(f"{n} instances written to {st.results / 'runs'}")

@@ -1,0 +1,238 @@
+"""The committed form of a study's results: lean, compressed, readable with pandas.
+
+A study runs into its working store ``results/<study>/runs/`` (the ordinary result layout:
+predictions.csv, losses.csv, meta.json per instance; not committed). :func:`pack` turns it
+into one pair of files per method and prototask, which is what is committed::
+
+    results/<study>/losses/<method>/<dataset>-<prototask>.parquet  task,instance,case,S,A,L
+    results/<study>/meta/<method>/<dataset>-<prototask>.jsonl.xz   one meta.json per line
+
+``pandas.read_parquet(path)`` reads the losses (it needs pyarrow: ``pip install
+'delve-bench[study]'``). The losses are stored in single precision (``float32``, byte-stream
+split, zstd): about 11 bytes per test case against 24 for three doubles and 65 for the
+CSV of full precision, which keeps both reference studies (about 5 million test-case rows)
+under the 60 MB the repository allows. Every
+statistic of a report is computed from these committed values, so reports regenerate
+byte-identically anywhere. Each meta line keeps the sha256 of the full-precision
+``losses.csv`` it came from, so a rerun can still be checked bit for bit
+(:mod:`delve_bench.study.verify`). Failed instances keep their meta line (with the error)
+and have no loss rows.
+
+:func:`unpack` writes packed results back in the ordinary layout (losses.csv from the
+packed values, meta.json with ``packed: true`` and the sha256 of that file; no
+predictions), so every command (stats, compare, report, status) reads them.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import lzma
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DelveError
+from ..report.output import write_file
+from ..run.store import csv_bytes, instance_state, read_meta, sha256_bytes
+from ..tasks.names import TaskRef
+
+LOSS_COLUMNS = ["task", "instance", "case", "S", "A", "L"]
+
+
+def _xz(data: bytes) -> bytes:
+    return lzma.compress(data, format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC64, preset=9)
+
+
+@dataclass
+class Packed:
+    """One method on one prototask: its metas and loss rows keyed by (size, instance)."""
+
+    metas: dict[tuple[int, int], dict]
+    losses: dict[tuple[int, int], pd.DataFrame]  # columns case, S, A, L
+
+
+def packed_paths(study_dir: Path, method: str, dataset: str, prototask: str) -> tuple[Path, Path]:
+    stem = f"{dataset}-{prototask}"
+    return (
+        study_dir / "losses" / method / f"{stem}.parquet",
+        study_dir / "meta" / method / f"{stem}.jsonl.xz",
+    )
+
+
+def _size_of(task: str) -> int:
+    return int(task.rsplit("std.", 1)[1])
+
+
+def read_packed(study_dir: Path, method: str, dataset: str, prototask: str) -> Packed:
+    """The packed results (empty when there are none)."""
+    lp, mp = packed_paths(study_dir, method, dataset, prototask)
+    out = Packed({}, {})
+    if not mp.is_file():
+        return out
+    for line in lzma.decompress(mp.read_bytes()).decode().splitlines():
+        m = json.loads(line)
+        out.metas[(_size_of(m["task"]), int(m["instance"]))] = m
+    if lp.is_file():
+        df = read_losses(lp)
+        for (task, inst), g in df.groupby(["task", "instance"], sort=False):
+            out.losses[(_size_of(task), int(inst))] = g[["case", "S", "A", "L"]].reset_index(
+                drop=True
+            )
+    return out
+
+
+def _float32(col: pd.Series) -> np.ndarray:
+    return col.to_numpy(dtype=float).astype(np.float32)
+
+
+def _encode(p: Packed, dataset: str, prototask: str) -> tuple[bytes, bytes]:
+    keys = sorted(p.metas)
+    lines = [json.dumps(p.metas[k], sort_keys=True) for k in keys]
+    frames = []
+    for k in keys:
+        if k not in p.losses:
+            continue
+        df = p.losses[k]
+        frames.append(
+            pd.DataFrame(
+                {
+                    "task": f"{dataset}/{prototask}/std.{k[0]}",
+                    "instance": k[1],
+                    "case": df["case"].to_numpy(),
+                    "S": _float32(df["S"]),
+                    "A": _float32(df["A"]),
+                    "L": _float32(df["L"]),
+                }
+            )
+        )
+    table = pd.concat(frames) if frames else pd.DataFrame(columns=LOSS_COLUMNS)
+    return _parquet(table), _xz(("\n".join(lines) + "\n").encode())
+
+
+def _pyarrow():
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise DelveError(
+            "study results are stored as Parquet, which needs pyarrow: "
+            "pip install 'delve-bench[study]'"
+        ) from None
+    return pa, pq
+
+
+def _parquet(table: pd.DataFrame) -> bytes:
+    pa, pq = _pyarrow()
+    t = pa.table(
+        {
+            "task": pa.array(table["task"].astype(str), pa.string()),
+            "instance": pa.array(table["instance"].to_numpy(np.int16)),
+            "case": pa.array(table["case"].to_numpy(np.int32)),
+            **{c: pa.array(table[c].to_numpy(np.float32)) for c in ("S", "A", "L")},
+        }
+    )
+    buf = io.BytesIO()
+    pq.write_table(
+        t,
+        buf,
+        compression="zstd",
+        compression_level=22,
+        use_dictionary=["task"],
+        use_byte_stream_split=["S", "A", "L"],
+        write_statistics=False,
+        store_schema=False,
+    )
+    return buf.getvalue()
+
+
+def _runs_entries(runs: Path, method: str, dataset: str, prototask: str) -> Packed:
+    """Finished or failed instances of the working store (corrupt or partial ones skipped)."""
+    out = Packed({}, {})
+    base = runs / method / dataset / prototask
+    for d in sorted(base.glob("std.*/*")):
+        if not d.is_dir() or not d.name.isdigit():
+            continue
+        state = instance_state(d)
+        meta = read_meta(d)
+        if meta is None or meta.get("packed") or state not in ("ok", "failed"):
+            continue
+        key = (_size_of(d.parent.name), int(d.name))
+        out.metas[key] = meta
+        if state == "ok":
+            out.losses[key] = pd.read_csv(d / "losses.csv")
+    return out
+
+
+def pack(study_dir: Path, methods: Iterable[str], refs: Iterable[TaskRef]) -> list[Path]:
+    """Pack the working store's results of ``methods`` on the prototasks of ``refs`` into
+    the committed files (merging with what is packed already; the working store wins).
+    Returns the files written (unchanged files are not rewritten)."""
+    runs = study_dir / "runs"
+    written = []
+    protos = sorted({(r.dataset, r.prototask) for r in refs})
+    for m in methods:
+        for ds, pt in protos:
+            fresh = _runs_entries(runs, m, ds, pt)
+            if not fresh.metas:
+                continue
+            old = read_packed(study_dir, m, ds, pt)
+            for k, meta in fresh.metas.items():
+                if old.metas.get(k) == meta and k in old.losses:
+                    continue  # packed already; keep its rows
+                old.metas[k] = meta
+                old.losses.pop(k, None)
+                if k in fresh.losses:
+                    old.losses[k] = fresh.losses[k]
+            lb, mb = _encode(old, ds, pt)
+            for path, data in zip(packed_paths(study_dir, m, ds, pt), (lb, mb), strict=True):
+                if not path.is_file() or path.read_bytes() != data:
+                    write_file(path, data)
+                    written.append(path)
+    return written
+
+
+def packed_methods(study_dir: Path) -> list[str]:
+    base = study_dir / "meta"
+    return sorted(p.name for p in base.iterdir() if p.is_dir()) if base.is_dir() else []
+
+
+def unpack(
+    study_dir: Path, dest: Path, methods: Iterable[str], refs: Iterable[TaskRef], only_missing=False
+) -> int:
+    """Write the packed results as an ordinary result store under ``dest`` (losses.csv and
+    meta.json per instance). ``only_missing``: leave instances ``dest`` has alone.
+    Returns the number of instances written."""
+    n = 0
+    for m in methods:
+        for ds, pt in sorted({(r.dataset, r.prototask) for r in refs}):
+            p = read_packed(study_dir, m, ds, pt)
+            for (size, inst), meta in sorted(p.metas.items()):
+                d = dest / m / ds / pt / f"std.{size}" / str(inst)
+                if only_missing and (d / "meta.json").exists():
+                    continue
+                meta = dict(meta)
+                if (size, inst) in p.losses:
+                    data = csv_bytes(p.losses[(size, inst)])
+                    meta["losses_sha256_full_precision"] = meta.get("losses_sha256")
+                    meta["losses_sha256"] = sha256_bytes(data)
+                    write_file(d / "losses.csv", data)
+                meta["packed"] = True
+                write_file(
+                    d / "meta.json", (json.dumps(meta, indent=2, sort_keys=True) + "\n").encode()
+                )
+                n += 1
+    return n
+
+
+def read_losses(path: str | Path) -> pd.DataFrame:
+    """A packed losses file as a DataFrame (``task, instance, case, S, A, L``; the losses
+    as float64 holding the committed float32 values)."""
+    _, pq = _pyarrow()
+    df = pq.read_table(path).to_pandas()
+    for c in ("S", "A", "L"):
+        df[c] = df[c].astype(np.float64)
+    return df

@@ -1,0 +1,183 @@
+"""Running a study and telling how far it is: every job through the ordinary runner
+(:func:`delve_bench.run.plan_jobs` / :func:`~delve_bench.run.run_jobs`), so provenance,
+hard limits, locks and resumption are those of ``delve run``; snapshots ``METHOD@F`` are
+folded into the runs of their method."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..methods.registry import fraction_name, method_spec
+from ..run import plan_jobs, run_jobs
+from ..run.job import Job, Outcome
+from ..run.store import instance_state, read_meta, result_dir
+from ..tasks.instances import task_layout
+from ..tasks.spec import prototask_spec
+from ..workspace import Workspace
+from .pack import pack, read_packed
+from .spec import MethodPlan, Study
+
+
+@dataclass
+class Progress:
+    """Instances of one result name (method or snapshot) by state, and CPU estimates."""
+
+    name: str
+    plan: MethodPlan
+    done: int = 0
+    failed: int = 0
+    missing: int = 0
+    cpu_done: float = 0.0  # measured CPU seconds of the finished instances
+    cpu_left: float = 0.0  # estimated CPU seconds of the missing ones
+    unknown: int = 0  # missing instances with no estimate
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return self.done + self.failed + self.missing
+
+
+def _state(study_dir, sws: Workspace, name: str, ref, inst: int, packed_cache: dict):
+    """(state, meta) from the working store, else from the packed files."""
+    d = result_dir(sws, name, ref, inst)
+    st = instance_state(d)
+    if st in ("ok", "failed"):
+        return st, read_meta(d) or {}
+    key = (name, ref.dataset, ref.prototask)
+    if key not in packed_cache:
+        packed_cache[key] = read_packed(study_dir, name, ref.dataset, ref.prototask)
+    p = packed_cache[key]
+    meta = p.metas.get((ref.size, inst))
+    if meta is not None:
+        return ("ok" if meta.get("status") == "ok" else "failed"), meta
+    return "missing", {}
+
+
+def estimate(plan: MethodPlan, spec, n: int, measured: dict[int, list[float]]) -> float | None:
+    """CPU seconds one instance with ``n`` training cases will take: the mean measured at
+    this size; else a cpu-mode budget (anytime and budget-filling methods use it all);
+    else the study's ``cpu_estimate`` or measurements at other sizes, interpolated
+    log-log (extrapolated with the nearest slope, cubic beyond one point)."""
+    if measured.get(n):
+        return sum(measured[n]) / len(measured[n])
+    if plan.budget_mode == "cpu":
+        b = spec.make_budget(n, "cpu", plan.time_scale)
+        if b.cpu_seconds:
+            return b.cpu_seconds
+    pts = {k: sum(v) / len(v) for k, v in measured.items() if v} or dict(plan.cpu_estimate)
+    if not pts:
+        return None
+    xs = sorted(pts)
+    if len(xs) == 1:
+        return pts[xs[0]] * (n / xs[0]) ** 3
+    lo = max([x for x in xs if x <= n] or [xs[0]])
+    hi = min([x for x in xs if x >= n] or [xs[-1]])
+    if lo == hi:
+        lo, hi = (xs[0], xs[1]) if n < xs[0] else (xs[-2], xs[-1])
+    slope = math.log(pts[hi] / pts[lo]) / math.log(hi / lo)
+    return pts[lo] * (n / lo) ** slope
+
+
+def study_progress(ws: Workspace, study: Study) -> list[Progress]:
+    """Per method and snapshot: done, failed and missing instances, measured CPU and an
+    estimate of the CPU still needed (snapshots cost nothing when their method runs)."""
+    sws = study.workspace(ws)
+    study_dir = ws.root / study.results
+    cache: dict = {}
+    rows = []
+    for plan in study.methods:
+        spec = method_spec(ws, plan.name)
+        refs = study.method_refs(ws, plan)
+        for name in [plan.name, *plan.snapshot_names]:
+            pr = Progress(name, plan)
+            measured: dict[int, list[float]] = {}
+            missing_sizes = []
+            for ref in refs:
+                layout = task_layout(ws, prototask_spec(ws, ref.dataset, ref.prototask), ref.size)
+                for inst in layout.instances:
+                    st, meta = _state(study_dir, sws, name, ref, inst.index, cache)
+                    if st == "ok":
+                        pr.done += 1
+                        cpu = float(meta.get("cpu_seconds") or 0.0)
+                        pr.cpu_done += cpu
+                        measured.setdefault(len(inst.train), []).append(cpu)
+                    elif st == "failed":
+                        pr.failed += 1
+                        pr.failures.append(
+                            f"{ref.full_name} #{inst.index}: {meta.get('error', '?')}"
+                        )
+                    else:
+                        pr.missing += 1
+                        missing_sizes.append(len(inst.train))
+            if name == plan.name:
+                for n in missing_sizes:
+                    e = estimate(plan, spec, n, measured)
+                    if e is None:
+                        pr.unknown += 1
+                    else:
+                        pr.cpu_left += e
+            rows.append(pr)
+    # a snapshot whose method instance is missing is made by that run: no extra cost; one
+    # whose method is done needs a run of its own with F of the budget
+    by_name = {r.name: r for r in rows}
+    for plan in study.methods:
+        main = by_name[plan.name]
+        for f, sname in zip(plan.snapshots, plan.snapshot_names, strict=True):
+            s = by_name[sname]
+            extra = max(0, s.missing - main.missing)
+            if extra and main.done:
+                s.cpu_left = extra * f * main.cpu_done / main.done
+    return rows
+
+
+def study_jobs(
+    ws: Workspace, study: Study, retry_failed: bool = False
+) -> list[tuple[MethodPlan, list[Job]]]:
+    """The jobs still to run, grouped by method plan (its budget mode and time scale)."""
+    sws = study.workspace(ws)
+    study_dir = ws.root / study.results
+    out = []
+    cache: dict = {}
+    for plan in study.methods:
+        refs = study.method_refs(ws, plan)
+        todo, _ = plan_jobs(sws, [plan.name, *plan.snapshot_names], refs, retry_failed=retry_failed)
+        # results that are packed (committed) but not in the working store count as done
+        keep = []
+        for j in todo:
+            st, _ = _state(study_dir, sws, j.method, j.ref, j.instance, cache)
+            if st == "missing" or (st == "failed" and retry_failed):
+                keep.append(j)
+                continue
+            for f in j.snapshots:  # the method is packed, a snapshot is not: a short run
+                name = fraction_name(j.method, f)
+                if _state(study_dir, sws, name, j.ref, j.instance, cache)[0] == "missing":
+                    keep.append(Job(name, j.ref, j.instance))
+        out.append((plan, keep))
+    return out
+
+
+def run_study(
+    ws: Workspace,
+    study: Study,
+    n_jobs: int = 1,
+    dask: str | None = None,
+    retry_failed: bool = False,
+    progress: bool = True,
+    on_group: Callable[[MethodPlan, int], None] | None = None,
+) -> list[Outcome]:
+    """Run (or resume) every missing job of the study, method by method in the order of
+    the study file, and pack the results after each method. Returns the runner's
+    outcomes."""
+    sws = study.workspace(ws)
+    study_dir = ws.root / study.results
+    groups = study_jobs(ws, study, retry_failed)
+    outcomes: list[Outcome] = []
+    for plan, jobs in groups:
+        if on_group is not None:
+            on_group(plan, len(jobs))
+        if jobs:
+            outcomes += run_jobs(sws, jobs, plan.options(), n_jobs, progress=progress, dask=dask)
+        pack(study_dir, [plan.name, *plan.snapshot_names], study.method_refs(ws, plan))
+    return outcomes

@@ -1,0 +1,163 @@
+"""``delve study verify``: what CI checks about a committed study.
+
+1. **Report**: every committed table and figure is byte-identical to what
+   ``delve study report`` makes from the committed losses (:func:`.report.check_study_report`).
+2. **Deterministic methods** (work budget mode, or no CPU budget): the cheapest committed
+   instance of each (smallest training set, first prototask, instance 0) is rerun from
+   scratch through the runner. Its full-precision losses.csv must have the sha256 that the
+   committed meta.json recorded (bit-identical). If not (another BLAS or numpy can change
+   the last bits), the rerun must agree with the committed losses to single precision,
+   the precision they are committed in (relative difference <= 2^-23); that is reported as
+   a pass "to float32" and anything larger fails.
+3. **Methods with a CPU budget** (gp-mc-1, mlp-mc-1, mlp-ese-1 in the thesis study): the
+   cheapest instance is rerun at the smallest committed budget (the smallest snapshot
+   ``METHOD@F`` where the method has snapshots) and compared with the committed result of
+   the same budget by a one-sided paired t-test on the per-case squared errors: the
+   check fails when the rerun is worse with p < ``alpha`` (0.01), so a change that breaks
+   a sampler fails CI. The rerun uses the same seed; only where the CPU clock stops the
+   chain differs.
+
+A study with no committed results passes trivially and says so.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..methods.registry import method_spec
+from ..run import run_jobs
+from ..run.job import Job
+from ..run.store import read_meta, result_dir, sha256_bytes
+from ..workspace import Workspace
+from .pack import packed_methods, read_packed
+from .report import check_study_report
+from .spec import MethodPlan, Study
+
+FLOAT32_REL = 2.0**-23
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+
+
+def _cheapest(ws: Workspace, study: Study, plan: MethodPlan, name: str):
+    """(ref, instance, packed losses, packed meta) of the cheapest committed instance."""
+    study_dir = ws.root / study.results
+    for ref in sorted(study.method_refs(ws, plan), key=lambda r: (r.size, r.dataset, r.prototask)):
+        p = read_packed(study_dir, name, ref.dataset, ref.prototask)
+        for (size, inst), meta in sorted(p.metas.items()):
+            if size == ref.size and meta.get("status") == "ok" and (size, inst) in p.losses:
+                return ref, inst, p.losses[(size, inst)], meta
+    return None
+
+
+def _rerun(ws: Workspace, plan: MethodPlan, job: Job, tmp: Path):
+    rws = ws.with_results(tmp)
+    out = run_jobs(rws, [job], plan.options(), 1, progress=False)
+    d = result_dir(rws, job.method, job.ref, job.instance)
+    meta = read_meta(d) or {}
+    if out[0].status != "ok":
+        return None, meta, out[0].error
+    return d, meta, None
+
+
+def _check_exact(ws, study, plan) -> Check:
+    found = _cheapest(ws, study, plan, plan.name)
+    label = f"reproduce {plan.name}"
+    if found is None:
+        return Check(label, True, "no committed instance yet (skipped)")
+    ref, inst, committed, meta = found
+    with tempfile.TemporaryDirectory(prefix="delve-verify-") as tmp:
+        d, new_meta, err = _rerun(ws, plan, Job(plan.name, ref, inst), Path(tmp))
+        where = f"{ref.full_name} #{inst}"
+        if d is None:
+            return Check(label, False, f"{where}: the rerun failed: {err}")
+        data = (d / "losses.csv").read_bytes()
+        if sha256_bytes(data) == meta.get("losses_sha256"):
+            return Check(label, True, f"{where}: bit-identical (sha256 of losses.csv)")
+        import pandas as pd
+
+        new = pd.read_csv(d / "losses.csv")
+        worst = 0.0
+        for col in ("S", "A", "L"):
+            a, b = new[col].to_numpy(float), committed[col].to_numpy(float)
+            if np.isnan(a).all() and np.isnan(b).all():
+                continue
+            if np.isnan(a).any() != np.isnan(b).any():
+                return Check(label, False, f"{where}: loss {col} is missing on one side")
+            rel = np.abs(a - b) / np.maximum(np.abs(b), 1e-300)
+            worst = max(worst, float(np.nanmax(rel)))
+        ok = worst <= FLOAT32_REL
+        return Check(
+            label,
+            ok,
+            f"{where}: not bit-identical; largest relative difference {worst:.3g} "
+            f"({'within' if ok else 'beyond'} the float32 precision of the committed losses)",
+        )
+
+
+def _check_statistical(ws, study, plan, alpha: float) -> Check:
+    name = plan.snapshot_names[0] if plan.snapshots else plan.name
+    label = f"rerun {name}"
+    found = _cheapest(ws, study, plan, name)
+    if found is None:
+        return Check(label, True, "no committed instance yet (skipped)")
+    ref, inst, committed, meta = found
+    from scipy import stats
+
+    with tempfile.TemporaryDirectory(prefix="delve-verify-") as tmp:
+        d, new_meta, err = _rerun(ws, plan, Job(name, ref, inst), Path(tmp))
+        where = f"{ref.full_name} #{inst}"
+        if d is None:
+            return Check(label, False, f"{where}: the rerun failed: {err}")
+        import pandas as pd
+
+        new = pd.read_csv(d / "losses.csv")
+        diff = new["S"].to_numpy(float) - committed["S"].to_numpy(float)
+        res = stats.ttest_1samp(diff, 0.0, alternative="greater")
+        p = float(res.pvalue) if np.isfinite(res.pvalue) else 1.0
+        worse = diff.mean() > 0 and p < alpha
+        rel = diff.mean() / max(committed["S"].mean(), 1e-300)
+        return Check(
+            label,
+            not worse,
+            f"{where}: rerun - committed mean S {100 * rel:+.2f} % (one-sided paired t-test "
+            f"p = {p:.3g}, fails below {alpha:g}); CPU {new_meta.get('cpu_seconds')} s",
+        )
+
+
+def verify_study(ws: Workspace, study: Study, alpha: float = 0.01, progress=None) -> list[Check]:
+    """Run the checks; each is reported whether it passes or not."""
+    study_dir = ws.root / study.results
+    if not packed_methods(study_dir):
+        return [
+            Check("results", True, f"no committed results in {study.results}: nothing to verify")
+        ]
+    say = progress or (lambda s: None)
+    say("report: regenerating and comparing")
+    diff = check_study_report(ws, study)
+    checks = [
+        Check(
+            "report",
+            not diff,
+            "every committed table and figure is byte-identical"
+            if not diff
+            else f"{len(diff)} files differ: " + ", ".join(diff[:20]),
+        )
+    ]
+    for plan in study.methods:
+        spec = method_spec(ws, plan.name)
+        cpu_budget = plan.budget_mode == "cpu" and spec.make_budget(64, "cpu", 1).cpu_seconds
+        say(f"{plan.name}: rerunning one instance")
+        if cpu_budget:
+            checks.append(_check_statistical(ws, study, plan, alpha))
+        else:
+            checks.append(_check_exact(ws, study, plan))
+    return checks

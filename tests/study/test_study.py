@@ -1,0 +1,252 @@
+"""Studies: the study file's checks, METHOD@F names, snapshots equal to shorter runs, and
+the whole cycle run -> status -> report -> report --check -> verify on a small study."""
+
+from __future__ import annotations
+
+import json
+import lzma
+import math
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+from support import REPO
+
+from delve_bench.errors import DelveError
+from delve_bench.methods.registry import fraction_name, method_spec, split_fraction
+from delve_bench.study.displays import geometric
+from delve_bench.study.run import estimate
+from delve_bench.study.spec import MethodPlan, load_study
+from delve_bench.workspace import Workspace
+
+
+def _study(tmp_path, text: str, name: str = "s") -> Workspace:
+    (tmp_path / "studies").mkdir(exist_ok=True)
+    (tmp_path / "studies" / f"{name}.yaml").write_text(text)
+    return Workspace(tmp_path)
+
+
+GOOD = """
+methods: {lin-1: {}, mlp-mc-1: {budget_mode: cpu, time_scale: 0.001, snapshots: [0.25, 0.5]}}
+tasks: [kin-8nm/std.64]
+"""
+
+
+def test_study_file_loads_with_defaults(tmp_path):
+    st = load_study(_study(tmp_path, GOOD), "s")
+    assert st.results.as_posix() == "results/s"
+    assert [p.name for p in st.methods] == ["lin-1", "mlp-mc-1"]
+    mc = st.plan("mlp-mc-1@0.25")
+    assert (mc.budget_mode, mc.time_scale, mc.snapshots) == ("cpu", 0.001, (0.25, 0.5))
+    assert st.snapshot_names == ["mlp-mc-1@0.25", "mlp-mc-1@0.5"]
+    assert st.plan("lin-1").deterministic and not mc.deterministic
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("methods: [lin-1]\ntasks: [kin-8nm]\nfoo: 1\n", "unknown field 'foo'"),
+        ("methods: [lin-2]\ntasks: [kin-8nm]\n", "methods.lin-2: unknown method 'lin-2'"),
+        ("methods: {lin-1: {time_scale: -1}}\ntasks: [kin-8nm]\n", "time_scale: must be positive"),
+        ("methods: {lin-1: {time_scale: abc}}\ntasks: [kin-8nm]\n", "must be a number"),
+        ("methods: {lin-1: {budget_mode: fast}}\ntasks: [kin-8nm]\n", "must be cpu or work"),
+        ("methods: {lin-1: {snapshots: [0.5]}}\ntasks: [kin-8nm]\n", "not an anytime method"),
+        ("methods: {mlp-mc-1: {snapshots: [1.5]}}\ntasks: [kin-8nm]\n", "between 0 and 1"),
+        ("methods: {lin-1: {speed: 2}}\ntasks: [kin-8nm]\n", "unknown setting 'speed'"),
+        ("methods: [lin-1]\ntasks: [kin-9nm]\n", "tasks:"),
+        ("methods: [lin-1]\n", "'tasks' is missing"),
+        ("methods: [lin-1]\ntasks: [kin-8nm]\ndisplays: [diagramz]\n", "unknown display"),
+        ("methods: [lin-1]\ntasks: [kin-8nm]\nresults: ../x\n", "inside the workspace"),
+        ("methods: [lin-1\n", "not valid YAML"),
+    ],
+)
+def test_study_file_errors_are_one_line_naming_the_field(tmp_path, text, message):
+    with pytest.raises(DelveError) as e:
+        load_study(_study(tmp_path, text), "s")
+    assert message in str(e.value) and "\n" not in str(e.value)
+    assert str(e.value).startswith("studies/s.yaml")
+
+
+def test_unknown_study_names_the_known_ones(tmp_path):
+    with pytest.raises(DelveError, match="unknown study 'thesys' \\(did you mean thesis"):
+        load_study(Workspace(tmp_path), "thesys")
+
+
+def test_fraction_names_are_canonical_and_scale_every_budget(tmp_path):
+    assert split_fraction("mlp-mc-1@0.25") == ("mlp-mc-1", 0.25)
+    assert split_fraction("lin-1") == ("lin-1", None)
+    assert fraction_name("gp-mc-1", 0.125) == "gp-mc-1@0.125" and fraction_name("x", 1) == "x"
+    for bad, msg in (
+        ("m@.25", "write the fraction as 0.25"),
+        ("m@0", "positive"),
+        ("m@x", "positive"),
+    ):
+        with pytest.raises(DelveError, match=msg):
+            split_fraction(bad)
+    ws = Workspace(tmp_path)
+    full, quarter = method_spec(ws, "mlp-mc-1"), method_spec(ws, "mlp-mc-1@0.25")
+    assert quarter.seed_name == "mlp-mc-1" and quarter.base == "mlp-mc-1"
+    assert quarter.make_budget(64, "cpu", 0.05).cpu_seconds == pytest.approx(
+        full.make_budget(64, "cpu", 0.05).cpu_seconds / 4
+    )
+    assert quarter.make_budget(64, "work").work == full.make_budget(64, "work").work // 4
+    with pytest.raises(DelveError, match="no budget to take a fraction of"):
+        method_spec(ws, "lin-1@0.5")
+
+
+def test_geometric_average_and_its_log_se():
+    g, se = geometric([(1.0, 0.1), (4.0, 0.4)])
+    assert g == pytest.approx(2.0) and se == pytest.approx(math.sqrt(0.02) / 2)
+    assert geometric([]) is None and geometric([(0.0, 1.0)]) is None
+
+
+def test_cpu_estimate_prefers_measurements_then_budget_then_the_study_file(tmp_path):
+    ws = Workspace(tmp_path)
+    lin = method_spec(ws, "lin-1")
+    plan = MethodPlan("lin-1", "work", 0.05, cpu_estimate=((64, 1.0), (256, 16.0)))
+    assert estimate(plan, lin, 128, {}) == pytest.approx(4.0)  # log-log between 1 and 16
+    assert estimate(plan, lin, 1024, {}) == pytest.approx(256.0)  # nearest slope beyond
+    assert estimate(plan, lin, 64, {64: [3.0, 5.0]}) == 4.0
+    mc = MethodPlan("mlp-mc-1", "cpu", 0.01)
+    assert estimate(mc, method_spec(ws, "mlp-mc-1"), 64, {}) == pytest.approx(30 * 64 * 0.01)
+    assert estimate(MethodPlan("lin-1", "work", 0.05), lin, 64, {}) is None
+
+
+@pytest.mark.slow
+def test_snapshots_are_byte_identical_to_shorter_runs_in_work_mode(tmp_path, delve):
+    """One run of gp-mc-1 / mlp-mc-1 with snapshots at F writes METHOD@F results equal,
+    byte for byte, to what separate runs with F of the budget write."""
+    (tmp_path / "methods").mkdir()
+    (tmp_path / "methods" / "gpt.yaml").write_text(
+        "plugin: delve_bench.methods.gp:GpMc\nparams: {min_iterations: 50}\n"
+        "budget: {cpu_per_case: 30, work: 800}\n"
+    )
+    (tmp_path / "methods" / "mlpt.yaml").write_text(
+        "plugin: delve_bench.methods.mlp.mc:MlpMc1\nbudget: {cpu_per_case: 30, work: 40}\n"
+    )
+    common = ("kin-8nm/std.64", "--instances", "0", "--budget-mode", "work", "-q")
+    delve("--results", "r1", "run", "gpt", "gpt@0.5", "mlpt", "mlpt@0.25", *common, check=True)
+    delve("--results", "r2", "run", "gpt@0.5", "mlpt@0.25", *common, check=True)
+    for name in ("gpt@0.5", "mlpt@0.25"):
+        d1, d2 = (tmp_path / r / name / "kin-8nm/dist/std.64/0" for r in ("r1", "r2"))
+        assert (d1 / "losses.csv").read_bytes() == (d2 / "losses.csv").read_bytes()
+        m1, m2 = (json.loads((d / "meta.json").read_text()) for d in (d1, d2))
+        assert m1["snapshot_of"] == name.split("@")[0] and "snapshot_of" not in m2
+        assert m1["budget"] == m2["budget"] and m1["seed"] == m2["seed"]
+        assert m1["fraction_of"] == m2["fraction_of"]
+    full = json.loads((tmp_path / "r1/gpt/kin-8nm/dist/std.64/0/meta.json").read_text())
+    assert full["info"]["iterations"] == 800
+
+
+SMOKE = """
+description: lin-1 and knn-cv-1 on kin-8nm
+defaults: {budget_mode: work}
+methods:
+  lin-1: {}
+  knn-cv-1: {cpu_estimate: {64: 0.02}}
+tasks: [kin-8nm/std.64]
+displays: [diagrams, geometric, cpu-time]
+claims: [thesis]
+"""
+
+
+@pytest.mark.slow
+def test_a_study_runs_reports_checks_and_verifies_end_to_end(tmp_path, delve):
+    _study(tmp_path, SMOKE, "smoke")
+    r = delve("study", "status", "smoke", check=True)
+    assert "0 of 16 results done" in r.stdout
+    delve("study", "run", "smoke", "--jobs", "2", check=True)
+    r = delve("study", "status", "smoke", check=True)
+    assert "16 of 16 results done" in r.stdout
+    base = tmp_path / "results" / "smoke"
+    packed = pd.read_parquet(base / "losses" / "lin-1" / "kin-8nm-dist.parquet")
+    assert list(packed.columns) == ["task", "instance", "case", "S", "A", "L"]
+    assert len(packed) == 8 * 512 and packed["S"].dtype == np.float32
+    orig = pd.read_csv(base / "runs/lin-1/kin-8nm/dist/std.64/3/losses.csv")
+    mine = packed[packed["instance"] == 3]
+    assert np.array_equal(mine["case"].to_numpy(), orig["case"].to_numpy())
+    assert np.array_equal(mine["S"].to_numpy(), orig["S"].to_numpy().astype(np.float32))
+
+    delve("study", "report", "smoke", check=True)
+    rep = base / "report"
+    for f in ("RESULTS.md", "index.html", "plots/kin-8nm-dist-S.png", "tables/cpu-time.md"):
+        assert (rep / f).is_file(), f
+    assert "| kin-8nm/dist/std.64 |" in (rep / "RESULTS.md").read_text()
+    assert delve("study", "report", "smoke", "--check").returncode == 0
+
+    # the working store is not needed: a fresh clone has only the packed files
+    shutil.rmtree(base / "runs")
+    assert delve("study", "report", "smoke", "--check").returncode == 0
+    (rep / "tables" / "cpu-time.md").write_text("edited\n")
+    (rep / "stray.txt").write_text("x")
+    r = delve("study", "report", "smoke", "--check")
+    assert r.returncode == 2
+    assert (
+        "tables/cpu-time.md (differs)" in r.stderr and "stray.txt (not made any more)" in r.stderr
+    )
+
+    r = delve("study", "verify", "smoke")
+    assert r.returncode == 1 and "FAIL report" in r.stdout
+    assert "ok   reproduce lin-1: kin-8nm/dist/std.64 #0: bit-identical" in r.stdout
+    delve("study", "report", "smoke", check=True)
+    r = delve("study", "verify", "smoke", check=True)
+    assert "3 passed, 0 failed" in r.stdout
+
+    # the packed results serve the ordinary commands once unpacked
+    delve("study", "unpack", "smoke", check=True)
+    r = delve("--results", "results/smoke/runs", "stats", "lin-1", "kin-8nm/std.64", check=True)
+    assert "Estimated expected loss" in r.stdout
+
+
+def test_verify_passes_trivially_without_results(tmp_path, delve):
+    _study(tmp_path, SMOKE, "smoke")
+    r = delve("study", "verify", "smoke", check=True)
+    assert "nothing to verify" in r.stdout and "1 passed, 0 failed" in r.stdout
+
+
+def test_the_shipped_studies_load():
+    ws = Workspace(REPO)
+    for f in sorted((REPO / "studies").glob("*.yaml")):
+        st = load_study(ws, f.stem)
+        assert st.methods and st.task_names
+
+
+ANYTIME = """
+description: a cheap mlp-mc-1 with snapshots, in cpu mode
+methods:
+  lin-1: {budget_mode: work}
+  mlpt: {budget_mode: cpu, time_scale: 0.0005, snapshots: [0.5], hard_limit: 600}
+tasks: [kin-8nm/std.64]
+displays: [diagrams, anytime]
+"""
+
+
+def test_a_study_with_snapshots_reports_them_and_verifies_them_statistically(tmp_path, delve):
+    """mlp-mc-1's sampler on ~1 CPU s per instance: snapshots are packed and shown in the
+    anytime display, and verify reruns the smallest snapshot and tests it (cpu mode)."""
+    (tmp_path / "methods").mkdir()
+    (tmp_path / "methods" / "mlpt.yaml").write_text(
+        "plugin: delve_bench.methods.mlp.mc:MlpMc1\nbudget: {cpu_per_case: 30, work: 40}\n"
+    )
+    _study(tmp_path, ANYTIME, "any")
+    delve("study", "run", "any", "--jobs", "2", check=True)
+    base = tmp_path / "results" / "any"
+    snap = pd.read_parquet(base / "losses" / "mlpt@0.5" / "kin-8nm-dist.parquet")
+    assert len(snap) == 8 * 512
+
+    def metas_of(name):
+        raw = (base / "meta" / name / "kin-8nm-dist.jsonl.xz").read_bytes()
+        return [json.loads(x) for x in lzma.decompress(raw).decode().splitlines()]
+
+    metas, full = metas_of("mlpt@0.5"), metas_of("mlpt")
+    assert all(m["snapshot_of"] == "mlpt" and m["fraction_of"]["fraction"] == 0.5 for m in metas)
+    assert all(
+        s["fit_cpu_seconds"] < f["fit_cpu_seconds"] for s, f in zip(metas, full, strict=True)
+    )
+    delve("study", "report", "any", check=True)
+    table = (base / "report" / "tables" / "anytime.md").read_text()
+    assert "mlpt@0.5" in table and (base / "report" / "figures" / "anytime.png").is_file()
+    r = delve("study", "verify", "any", check=True)
+    assert "ok   rerun mlpt@0.5: kin-8nm/dist/std.64 #0" in r.stdout
+    assert "ok   reproduce lin-1" in r.stdout
