@@ -102,7 +102,7 @@ class _Draws:
             ca = rng.chisquare(I - 1, n) / (I - 1)
             cb = rng.chisquare(J - 1, n) / (J - 1)
             ce = rng.chisquare((I - 1) * (J - 1), n) / ((I - 1) * (J - 1))
-            if len(self.cache) > 512:
+            if len(self.cache) >= 16:  # 20000 x 4 doubles each: keep memory small
                 self.cache.clear()
             self.cache[key] = (z, ca, cb, ce)
         return self.cache[key]
