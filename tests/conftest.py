@@ -14,9 +14,12 @@ from support import DATA, REPO  # noqa: F401
 
 def pytest_collection_modifyitems(items):
     """A test that runs the real `delve` command in a subprocess is slow (each start
-    imports numpy, scipy and pandas); `pytest -m "not slow"` is the fast loop."""
+    imports numpy, scipy and pandas): one that uses the ``delve`` fixture, or any test of
+    a module that uses ``support.run_delve`` (its module-scoped fixtures run the command).
+    `pytest -m "not slow"` is the fast loop."""
     for item in items:
-        if "delve" in getattr(item, "fixturenames", ()):
+        module = getattr(item, "module", None)
+        if "delve" in getattr(item, "fixturenames", ()) or hasattr(module, "run_delve"):
             item.add_marker(pytest.mark.slow)
 
 

@@ -136,7 +136,15 @@ def posterior(a: Anova, grid: int = 301, draws: int = DRAWS, seed: int = SEED) -
         pos = _closed_form_mass(a, "positive")
         method = "closed form, eq. 2.16 (Box & Tiao prior, eq. 2.15)"
         mu, dens = _grid(a, grid, None)
-        return Posterior(a.design, a.mean, neg, pos, method, mu, dens)
+        return Posterior(
+            design=a.design,
+            mean=a.mean,
+            prob_negative=neg,
+            prob_positive=pos,
+            method=method,
+            mu=mu,
+            density=dens,
+        )
     if a.ms_a <= 0 or a.ms_e <= 0:
         raise ValueError("no posterior: the differences do not vary between instances")
     v = _theta_draws(a, draws, seed)
@@ -147,7 +155,15 @@ def posterior(a: Anova, grid: int = 301, draws: int = DRAWS, seed: int = SEED) -
         "(prior 1/theta on each expected mean square, theta_a, theta_b >= theta_e)"
     )
     mu, dens = _grid(a, grid, sd)
-    return Posterior(a.design, a.mean, 1.0 - pos, pos, method, mu, dens)
+    return Posterior(
+        design=a.design,
+        mean=a.mean,
+        prob_negative=1.0 - pos,
+        prob_positive=pos,
+        method=method,
+        mu=mu,
+        density=dens,
+    )
 
 
 def _density(a: Anova, mu: np.ndarray, sd: np.ndarray | None) -> np.ndarray:

@@ -86,7 +86,7 @@ def _generate(ws: Workspace, study: Study, out: Path) -> StudyReport:
         ]
         if bad:  # the unpacked store must read back whole; never report around it
             raise DelveError(f"committed results do not read back: {', '.join(bad[:5])}")
-        view = dp.StudyView(vws, reports, main)
+        view = dp.StudyView(ws=vws, reports=reports, methods=main)
         ov = overview(_only(reports, main), main, "S")
         snaps = {p.name: p.snapshot_names for p in study.methods if p.snapshots}
         d = study.displays

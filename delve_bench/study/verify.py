@@ -72,16 +72,18 @@ def _check_exact(ws, study, plan) -> Check:
     found = _cheapest(ws, study, plan, plan.name)
     label = f"reproduce {plan.name}"
     if found is None:
-        return Check(label, True, "no committed instance yet (skipped)")
+        return Check(name=label, ok=True, detail="no committed instance yet (skipped)")
     ref, inst, committed, meta = found
     with tempfile.TemporaryDirectory(prefix="delve-verify-") as tmp:
         d, new_meta, err = _rerun(ws, plan, Job(plan.name, ref, inst), Path(tmp))
         where = f"{ref.full_name} #{inst}"
         if d is None:
-            return Check(label, False, f"{where}: the rerun failed: {err}")
+            return Check(name=label, ok=False, detail=f"{where}: the rerun failed: {err}")
         data = (d / "losses.csv").read_bytes()
         if sha256_bytes(data) == meta.get("losses_sha256"):
-            return Check(label, True, f"{where}: bit-identical (sha256 of losses.csv)")
+            return Check(
+                name=label, ok=True, detail=f"{where}: bit-identical (sha256 of losses.csv)"
+            )
         import pandas as pd
 
         new = pd.read_csv(d / "losses.csv")
@@ -91,14 +93,16 @@ def _check_exact(ws, study, plan) -> Check:
             if np.isnan(a).all() and np.isnan(b).all():
                 continue
             if np.isnan(a).any() != np.isnan(b).any():
-                return Check(label, False, f"{where}: loss {col} is missing on one side")
+                return Check(
+                    name=label, ok=False, detail=f"{where}: loss {col} is missing on one side"
+                )
             rel = np.abs(a - b) / np.maximum(np.abs(b), 1e-300)
             worst = max(worst, float(np.nanmax(rel)))
         ok = worst <= FLOAT32_REL
         return Check(
-            label,
-            ok,
-            f"{where}: not bit-identical; largest relative difference {worst:.3g} "
+            name=label,
+            ok=ok,
+            detail=f"{where}: not bit-identical; largest relative difference {worst:.3g} "
             f"({'within' if ok else 'beyond'} the float32 precision of the committed losses)",
         )
 
@@ -108,7 +112,7 @@ def _check_statistical(ws, study, plan, alpha: float) -> Check:
     label = f"rerun {name}"
     found = _cheapest(ws, study, plan, name)
     if found is None:
-        return Check(label, True, "no committed instance yet (skipped)")
+        return Check(name=label, ok=True, detail="no committed instance yet (skipped)")
     ref, inst, committed, meta = found
     from scipy import stats
 
@@ -116,7 +120,7 @@ def _check_statistical(ws, study, plan, alpha: float) -> Check:
         d, new_meta, err = _rerun(ws, plan, Job(name, ref, inst), Path(tmp))
         where = f"{ref.full_name} #{inst}"
         if d is None:
-            return Check(label, False, f"{where}: the rerun failed: {err}")
+            return Check(name=label, ok=False, detail=f"{where}: the rerun failed: {err}")
         import pandas as pd
 
         new = pd.read_csv(d / "losses.csv")
@@ -126,9 +130,9 @@ def _check_statistical(ws, study, plan, alpha: float) -> Check:
         worse = diff.mean() > 0 and p < alpha
         rel = diff.mean() / max(committed["S"].mean(), 1e-300)
         return Check(
-            label,
-            not worse,
-            f"{where}: rerun - committed mean S {100 * rel:+.2f} % (one-sided paired t-test "
+            name=label,
+            ok=not worse,
+            detail=f"{where}: rerun - committed mean S {100 * rel:+.2f} % (one-sided paired t-test "
             f"p = {p:.3g}, fails below {alpha:g}); CPU {new_meta.get('cpu_seconds')} s",
         )
 
@@ -138,16 +142,20 @@ def verify_study(ws: Workspace, study: Study, alpha: float = 0.01, progress=None
     study_dir = ws.root / study.results
     if not packed_methods(study_dir):
         return [
-            Check("results", True, f"no committed results in {study.results}: nothing to verify")
+            Check(
+                name="results",
+                ok=True,
+                detail=f"no committed results in {study.results}: nothing to verify",
+            )
         ]
     say = progress or (lambda s: None)
     say("report: regenerating and comparing")
     diff = check_study_report(ws, study)
     checks = [
         Check(
-            "report",
-            not diff,
-            "every committed table and figure is byte-identical"
+            name="report",
+            ok=not diff,
+            detail="every committed table and figure is byte-identical"
             if not diff
             else f"{len(diff)} files differ: " + ", ".join(diff[:20]),
         )

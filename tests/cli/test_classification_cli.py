@@ -44,6 +44,7 @@ def delve(study):
     return lambda *args: _delve(study, *args)
 
 
+@pytest.mark.slow  # its module fixture runs `delve` in subprocesses
 def test_run_writes_class_probabilities_and_zql_losses(study):
     d = study / "results" / "logistic-1" / "banana" / "ida" / "std.400" / "3"
     losses = pd.read_csv(d / "losses.csv")

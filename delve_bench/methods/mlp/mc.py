@@ -79,7 +79,7 @@ class Saved:
     work: int  # trajectories done so far (work units)
     cpu: float  # CPU seconds since the start of the run
     fraction: float  # share of the budget used
-    used: float  # CPU seconds on the budget's clock (cpu mode: what fractions divide)
+    used: float  # budget spent, in its units (Budget.used: CPU seconds or trajectories)
     w: np.ndarray
     hypers: Hypers
 
@@ -111,10 +111,8 @@ class Frozen:
 
     def values(self) -> list[float]:
         """Each state's share of this budget (the key of the thesis' selection)."""
-        total = self.budget.require_finite("a snapshot")
-        if self.budget.mode == "cpu":
-            return [s.used / total for s in self.saved]
-        return [s.work / total for s in self.saved]
+        total = self.budget.require_finite("a snapshot")  # same clock as the run's budget
+        return [s.used / total for s in self.saved]
 
 
 class _Store:
@@ -217,12 +215,20 @@ def run_chain(
             cpu = time.process_time() - t0
             store.add(
                 Saved(
-                    it, done, cpu, budget.fraction(done), budget.used_cpu(), hmc.x.copy(), h.copy()
+                    iteration=it,
+                    work=done,
+                    cpu=cpu,
+                    fraction=budget.fraction(done),
+                    used=budget.used(done),
+                    w=hmc.x.copy(),
+                    hypers=h.copy(),
                 )
             )
         for f, sb in list(pending.items()):
             if sb.exhausted(done):
-                frozen[f] = Frozen(list(store.items), it, sb, sb.used_cpu())
+                frozen[f] = Frozen(
+                    saved=list(store.items), iterations=it, budget=sb, fit_cpu=sb.used_cpu()
+                )
                 del pending[f]
         if it - last_it >= 100:  # acceptance rate per block of 100 iterations
             trace.append((hmc.accepted - last_acc) / (it - last_it))
@@ -230,15 +236,15 @@ def run_chain(
             if progress is not None:
                 progress(min(1.0, budget.fraction(done)))
     return Chain(
-        shape,
-        store.items,
-        store.stride,
-        it,
-        init_accept,
-        hmc.accepted - acc0,
-        (hmc.sum_accept_prob - prob0) / it,
-        trace,
-        frozen,
+        shape=shape,
+        saved=store.items,
+        stride=store.stride,
+        iterations=it,
+        init_accept=init_accept,
+        main_accepted=hmc.accepted - acc0,
+        main_accept_prob=(hmc.sum_accept_prob - prob0) / it,
+        accept_trace=trace,
+        snapshots=frozen,
     )
 
 

@@ -42,6 +42,7 @@ def test_mars_runs_on_kin8nm_and_records_its_model(tmp_path, ws):
     assert losses["S"].mean() < np.var(e.y_test)
 
 
+@pytest.mark.slow  # 50 MARS fits per instance, twice
 def test_bagged_mars_is_seeded_and_records_the_mean_size(tmp_path):
     meta, losses, d = run(tmp_path, "mars3.6-bag-1")
     info = meta["info"]
