@@ -19,13 +19,14 @@ from ..tasks.spec import prototask_spec
 from ..workspace import Workspace
 from . import dask_backend, isolate
 from .job import (
+    Fingerprints,
     Job,
     Limits,
     Outcome,
     RunOptions,
     discard_partial,
     execute,
-    expected_fingerprint,
+    fingerprints,
     hard_limits,
 )
 from .provenance import stale_fields
@@ -90,6 +91,7 @@ def plan_jobs(
                 )
             idx = [i for i in idx if i in instances]
         for m in methods:
+            fingerprint: Fingerprints | None = None  # made when a finished result is met
             for i in idx:
                 job = Job(m, ref, i)
                 if options.force:
@@ -101,9 +103,9 @@ def plan_jobs(
                     plan.todo.append(job)
                     continue
                 meta = read_meta(d) or {}
-                fields = stale_fields(
-                    meta.get("fingerprint"), expected_fingerprint(ws, job, options)
-                )
+                if fingerprint is None:
+                    fingerprint = fingerprints(ws, m, ref, options, proto)
+                fields = stale_fields(meta.get("fingerprint"), fingerprint(i))
                 if state == "failed" and not fields:
                     key = (m, ref.size)
                     if key not in limits:
