@@ -320,3 +320,26 @@ def test_packed_results_made_under_other_settings_are_stale_in_a_study(tmp_path)
     _write_packed_metas(ws, st, lambda j: None)
     (row,) = study_progress(ws, st)
     assert row.stale == 8 and "fingerprint: none recorded" in row.stale_reasons[0]
+
+
+@pytest.mark.parametrize(
+    "which, data, message",
+    [
+        ("meta", b"garbage", "not a readable .jsonl.xz file"),
+        ("meta", lzma.compress(b'{"task": "x"}\n'), "line 1: not a meta.json object"),
+        ("meta", lzma.compress(b"[1, 2]\n"), "line 1: not a meta.json object"),
+        ("losses", b"junk", "not a readable Parquet file"),
+    ],
+)
+def test_a_damaged_committed_study_file_is_one_error_naming_it(tmp_path, which, data, message):
+    from delve_bench.study.pack import packed_paths, read_packed
+
+    pytest.importorskip("pyarrow")
+    lp, mp = packed_paths(tmp_path, "lin-1", "kin-8nm", "dist")
+    mp.parent.mkdir(parents=True)
+    mp.write_bytes(lzma.compress(b'{"task": "kin-8nm/dist/std.64", "instance": 0}\n'))
+    (lp if which == "losses" else mp).parent.mkdir(parents=True, exist_ok=True)
+    (lp if which == "losses" else mp).write_bytes(data)
+    with pytest.raises(DelveError) as e:
+        read_packed(tmp_path, "lin-1", "kin-8nm", "dist")
+    assert message in str(e.value) and str(lp if which == "losses" else mp) in str(e.value)
