@@ -256,6 +256,8 @@ class TaskInfo:
     design: str | None
     instances: int | None
     test_size: int | None
+    #: the task's losses: S A L (real target) or Z Q L (classification); None on error
+    losses: list[str] | None = None
     error: str | None = None
 
     def to_dict(self) -> dict:
@@ -304,6 +306,7 @@ def tasks(names: str | Sequence[str] | None = None, *, root: Root = None) -> lis
                 design=lay.design if lay else None,
                 instances=len(lay.instances) if lay else None,
                 test_size=lay.test_size if lay else None,
+                losses=list(lay.proto.losses) if lay else None,
                 error=None if lay else error,
             )
         )

@@ -269,3 +269,20 @@ def test_dry_run_text_lists_stale_reruns_with_what_changed(study):
     )
     assert "3 of them redo stale results (made under other settings):" in text
     assert "lin-1   kin-8nm/dist/std.64  0-2        method spec" in text
+
+
+def test_tasks_list_their_losses_classification_or_regression(tmp_path):
+    """`delve tasks` says which losses a task has, so which methods fit it (`delve
+    methods` lists the losses each serves): Z Q L for a class target, S A L for a real one."""
+    by_task = {
+        t.task: t for t in api.tasks(["ripley", "banana/ida", "kin-8nm/std.64"], root=tmp_path)
+    }
+    assert by_task["ripley/orig/std.250"].losses == ["Z", "Q", "L"]
+    assert by_task["ripley/orig/std.250"].design == "fixed"
+    assert by_task["banana/ida/std.400"].design == "resampled"
+    assert by_task["kin-8nm/dist/std.64"].losses == ["S", "A", "L"]
+    r = CliRunner().invoke(cli, ["--root", str(tmp_path), "tasks", "ripley", "kin-8nm/std.64"])
+    lines = r.output.splitlines()
+    assert r.exit_code == 0 and lines[0].split()[-1] == "losses"
+    assert lines[1].split() == ["ripley/orig/std.250", "fixed", "1", "250", "1000", "Z", "Q", "L"]
+    assert lines[2].split()[-3:] == ["S", "A", "L"]

@@ -392,7 +392,7 @@ def collect(
 
 
 def method_budgets(tasks: Iterable[TaskReport], methods: Iterable[str]) -> dict[str, str]:
-    """Each method's budget settings over ``tasks`` (``cpu x0.05``, ``work``, ``none``);
+    """Each method's budget settings over ``tasks`` (``cpu x0.05``, ``work``, ``to completion``);
     several joined by `` / `` when its results on different tasks were made differently."""
     out = {}
     for m in methods:
@@ -402,6 +402,6 @@ def method_budgets(tasks: Iterable[TaskReport], methods: Iterable[str]) -> dict[
 
 
 def budget_note(tasks: Iterable[TaskReport], methods: Iterable[str]) -> str:
-    """``Budgets: lin-1 none; mlp-ese-1 cpu x0.05.`` for tables, legends and the index."""
+    """``Budgets: lin-1 to completion; mlp-ese-1 cpu x0.05.`` for tables, legends and the index."""
     b = method_budgets(list(tasks), methods)
     return "Budgets (mode, time scale): " + "; ".join(f"{m} {v}" for m, v in b.items()) + "."

@@ -65,12 +65,19 @@ def format_datasets(items: list[DatasetInfo]) -> str:
 
 def format_tasks(items: list[TaskInfo]) -> str:
     rows = [
-        (t.task, t.error, "", "", "")
+        (t.task, t.error, "", "", "", "")
         if t.error is not None
-        else (t.task, str(t.design), str(t.instances), str(t.train_size), str(t.test_size))
+        else (
+            t.task,
+            str(t.design),
+            str(t.instances),
+            str(t.train_size),
+            str(t.test_size),
+            " ".join(t.losses or ()),
+        )
         for t in items
     ]
-    return table(("task", "design", "instances", "train", "test"), rows, "llrrr")
+    return table(("task", "design", "instances", "train", "test", "losses"), rows, "llrrrl")
 
 
 def format_methods(items: list[MethodInfo], width: int = 100) -> str:

@@ -3,7 +3,8 @@
 Two views of "which method is best over many tasks", side by side:
 
 * **Per-task DELVE tests, corrected.** Every pair of methods on every task has the
-  design's paired test (t-test or quasi-F); all these p-values are adjusted together
+  design's paired test (t-test or quasi-F; for the classification designs the corrected
+  resampled t-test or the test-case t-test); all these p-values are adjusted together
   by Holm's step-down (default; valid under any dependence) or Benjamini-Hochberg
   (``statsmodels.stats.multitest``). A quasi-F with fewer than 4 instances counts as
   p = 0.05, the most it may claim. Results are then aggregated per *unit*: by default a
@@ -107,6 +108,7 @@ class Rankings:
     tests: tuple[PairTest, ...]
     pairs: tuple[PairVerdict, ...]
     units: tuple[str, ...]  # every unit reported
+    designs: tuple[str, ...] = ()  # the tasks' designs, in order of appearance
 
     def wins(self, m: str) -> int:
         """Units x opponents that ``m`` beats (corrected per-task tests)."""
@@ -140,6 +142,15 @@ class Rankings:
     def correction_name(self) -> str:
         return CORRECTION_NAMES[self.correction]
 
+    def test_names(self) -> str:
+        """The paired test of each design, those of the designs present beyond DELVE's two."""
+        names = ["t-test, hierarchical", "Lindman's quasi-F, 2-way"]
+        if "resampled" in self.designs:
+            names.append("corrected resampled t-test (Nadeau & Bengio 2003), resampled")
+        if "fixed" in self.designs:
+            names.append("paired t-test over test cases, fixed split")
+        return "; ".join(names)
+
     def legend(self) -> tuple[str, ...]:
         n = sum(t.p is not None for t in self.tests)
         corr = CORRECTION_SHORT[self.correction]
@@ -154,8 +165,8 @@ class Rankings:
             "sets, so treat counts and the Friedman test over tasks as optimistic."
         )
         out = [
-            f"Per-task tests: the design's paired test (t-test, hierarchical; Lindman's "
-            f"quasi-F, 2-way) for every pair on every task, {n} p-values adjusted together "
+            f"Per-task tests: the design's paired test ({self.test_names()}) for every pair "
+            f"on every task, {n} p-values adjusted together "
             f"by the {corr} correction ({self.correction_name}); significant: adjusted "
             f"p < {self.alpha:g}. A quasi-F with fewer than 4 instances counts as p = 0.05.",
             unit_text,
@@ -310,6 +321,7 @@ def rankings(
         tests=tuple(tests),
         pairs=tuple(pairs),
         units=tuple(units),
+        designs=tuple(dict.fromkeys(t.design for t in tasks)),
     )
 
 

@@ -144,9 +144,10 @@ def budget_settings(meta: dict) -> dict:
 
 
 def budget_label(b: dict | None) -> str:
-    """``cpu x0.05``, ``work``, or ``none`` (no budget rule): how reports show a budget."""
+    """``cpu x0.05``, ``work``, or ``to completion`` (no budget rule: the method runs until
+    it is done): how reports show a budget."""
     if not b or not b.get("mode"):
-        return "none"
+        return "to completion"
     if b["mode"] == "cpu":
         return f"cpu x{b['time_scale']:g}" if b.get("time_scale") is not None else "cpu"
     return str(b["mode"])

@@ -104,6 +104,10 @@ def test_report_has_the_error_rate_table(study, delve):
     md = (tables / "banana-ida-error.md").read_text()
     assert "| method | std.400 error (%) | std.400 size |" in md
     assert (tables / "banana-ida-Z.md").is_file() and (tables / "ripley-orig-Z.md").is_file()
+    # the rankings' legend names the tests the classification designs use
+    legend = (tables / "tests-Z.md").read_text()
+    assert "corrected resampled t-test (Nadeau & Bengio 2003), resampled" in legend
+    assert "paired t-test over test cases, fixed split" in legend
     csv = pd.read_csv(tables / "banana-ida-error.csv")
     res = study / "results" / "logistic-1" / "banana/ida/std.400"
     err = [100 * pd.read_csv(res / str(i) / "losses.csv")["Z"].mean() for i in range(10)]
