@@ -9,7 +9,16 @@ import click
 
 from ..errors import DelveError
 from ..run.estimate import duration
-from ._group import _ws, cli, emit, examples, json_output
+from ._group import (
+    _ws,
+    alpha_option,
+    cli,
+    emit,
+    examples,
+    executor_options,
+    json_output,
+    retry_failed_option,
+)
 
 
 def _load(ctx: click.Context, name: str):
@@ -34,21 +43,8 @@ def study() -> None:
     epilog=examples("delve study run smoke", "delve study run thesis --jobs 2 --retry-failed"),
 )
 @click.argument("name")
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(1),
-    default=1,
-    show_default=True,
-    help="Jobs at a time on this machine (one BLAS thread each).",
-)
-@click.option(
-    "--dask",
-    "dask_address",
-    metavar="ADDRESS|local[:N]",
-    help="Run on a Dask cluster: a scheduler address, or local[:N].",
-)
-@click.option("--retry-failed", is_flag=True, help="Rerun instances recorded as failed.")
+@executor_options("Run on a Dask cluster: a scheduler address, or local[:N].")
+@retry_failed_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
 @click.pass_context
 def study_run(ctx: click.Context, name, jobs, dask_address, retry_failed, quiet) -> None:
@@ -199,13 +195,7 @@ def study_report(ctx: click.Context, name, check) -> None:
     "verify", epilog=examples("delve study verify smoke", "delve study verify thesis --alpha 0.05")
 )
 @click.argument("name")
-@click.option(
-    "--alpha",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    default=0.01,
-    show_default=True,
-    help="Significance level of the rerun test for methods with a CPU budget.",
-)
+@alpha_option(0.01, "Significance level of the rerun test for methods with a CPU budget.")
 @click.pass_context
 def study_verify(ctx: click.Context, name, alpha) -> None:
     """CI checks of study NAME: report byte-identical, sample reruns reproduce."""
