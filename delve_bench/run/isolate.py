@@ -57,8 +57,29 @@ def _context():
         ctx = mp.get_context("forkserver")
         # what every job needs, imported once in the forkserver rather than in each worker
         ctx.set_forkserver_preload(["delve_bench.run.isolate", "pandas", "scipy.special"])
+        _start_forkserver()
         _CTX = ctx
     return _CTX
+
+
+def _start_forkserver() -> None:
+    """Start the forkserver ignoring SIGINT. It imports its preload (a second or more on
+    a busy machine) before it ignores SIGINT itself, and a Ctrl-C in that window would
+    kill it with a traceback on the terminal; an ignored signal stays ignored through
+    exec. The parent blocks SIGINT meanwhile, so a Ctrl-C during the spawn is delivered
+    to it (a KeyboardInterrupt) as soon as its handler is back."""
+    from multiprocessing import forkserver
+
+    if threading.current_thread() is not threading.main_thread():
+        forkserver.ensure_running()  # signal handlers can only be set in the main thread
+        return
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.signal(signal.SIGINT, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def _die_with_parent() -> None:
