@@ -104,22 +104,25 @@ def study_status(ctx: click.Context, name, output) -> None:
             {
                 "result": r.name,
                 "done": r.done,
+                "stale": r.stale,
                 "failed": r.failed,
                 "missing": r.missing,
                 "cpu_done_seconds": round(r.cpu_done, 3),
                 "cpu_left_seconds": round(r.cpu_left, 3),
                 "missing_without_estimate": r.unknown,
+                "stale_reasons": r.stale_reasons,
             }
             for r in rows
         ]
         emit("study-status", records, output)
         return
     lines = table(
-        ("result", "done", "failed", "missing", "CPU used", "CPU left"),
+        ("result", "done", "stale", "failed", "missing", "CPU used", "CPU left"),
         [
             (
                 r.name,
                 str(r.done),
+                str(r.stale),
                 str(r.failed),
                 str(r.missing),
                 duration(r.cpu_done),
@@ -127,15 +130,16 @@ def study_status(ctx: click.Context, name, output) -> None:
             )
             for r in rows
         ],
-        "lrrrrr",
+        "lrrrrrr",
     ).splitlines()
     click.echo(lines[0])
     for line, r in zip(lines[1:], rows, strict=True):
         click.echo(line)
-        for f in r.failures[:3]:
-            click.echo(f"    {f}")
-        if len(r.failures) > 3:
-            click.echo(f"    ... and {len(r.failures) - 3} more failures")
+        for what, items in (("stale", r.stale_reasons), ("failures", r.failures)):
+            for f in items[:3]:
+                click.echo(f"    {'stale: ' if what == 'stale' else ''}{f}")
+            if len(items) > 3:
+                click.echo(f"    ... and {len(items) - 3} more {what}")
     total = sum(r.cpu_left for r in rows)
     done = sum(r.done for r in rows)
     allj = sum(r.total for r in rows)
