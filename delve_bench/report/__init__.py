@@ -3,6 +3,8 @@ diagrams and the HTML index (``delve report``)."""
 
 from typing import TYPE_CHECKING
 
+from .._lazy import lazy_exports
+
 # imported on first use, so that the light modules (:mod:`.listing`: plans, progress and
 # summaries of `delve run`) do not pull in the statistics and plotting behind a report
 _EXPORTS = {
@@ -18,13 +20,4 @@ if TYPE_CHECKING:
     from .mstats import format_comparison, format_summary
 
 
-def __getattr__(name: str):
-    if name in _EXPORTS:
-        import importlib
-
-        return getattr(importlib.import_module(_EXPORTS[name], __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

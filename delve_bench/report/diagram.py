@@ -123,40 +123,36 @@ def _footnotes(r: PrototaskReport, width_in: float) -> list[tuple[str, bool]]:
     return [(w, k == 2) for k, line in enumerate(lines) for w in textwrap.wrap(line, chars)]
 
 
+#: where a marker outside the data area stands: (y in axes coordinates, vertical alignment)
+_OUTSIDE = {"under": (-0.025, "top"), "over": (1.01, "bottom")}
+
+
 def _draw_box(ax, t: TaskReport, methods, col, scale, lo, hi, clip, loss) -> None:
     below = blended_transform_factory(ax.transData, ax.transAxes)
     for i, m in enumerate(methods):
         c = t.cells[m]
         mean, se = c.mean, c.se
         outside = None  # where a marker outside the data area went: 'under' or 'over'
-        if mean is None or se is None:
+        if mean is None or se is None or mean > clip:
+            # under the axis, ∅: no result; above the box, ↑ and the value: off the top
+            if mean is None or se is None:
+                outside, text, size, tag = "under", "∅", 11.0, "empty"
+            else:
+                outside, text, size, tag = "over", f"↑{mean:.3g}", 6.5, "off"
+            y, va = _OUTSIDE[outside]
             ax.text(
                 i,
-                -0.025,
-                "∅",
+                y,
+                text,
                 transform=below,
                 ha="center",
-                va="top",
-                fontsize=11,
+                va=va,
+                fontsize=size,
                 color=col[m],
                 clip_on=False,
-                gid=f"empty-{t.ref.size}-{m}",
+                gid=f"{tag}-{t.ref.size}-{m}",
             )
-            bar_top, outside = None, "under"
-        elif mean > clip:
-            ax.text(
-                i,
-                1.01,
-                f"↑{mean:.3g}",
-                transform=below,
-                ha="center",
-                va="bottom",
-                fontsize=6.5,
-                color=col[m],
-                clip_on=False,
-                gid=f"off-{t.ref.size}-{m}",
-            )
-            bar_top, outside = None, "over"
+            bar_top = None
         else:
             down = mean - se if scale == "linear" or mean - se > 0 else lo
             ax.vlines(i, down, mean + se, color=col[m], lw=1.2)
@@ -170,7 +166,7 @@ def _draw_box(ax, t: TaskReport, methods, col, scale, lo, hi, clip, loss) -> Non
                     "!", (i, bar_top), xytext=(0, 1.5), textcoords="offset points", gid=gid, **kw
                 )
             else:  # beside the marker outside the data area
-                y, va = (-0.025, "top") if outside == "under" else (1.01, "bottom")
+                y, va = _OUTSIDE[outside or "over"]
                 kw["va"] = va
                 ax.text(i + 0.36, y, "!", transform=below, clip_on=False, gid=gid, **kw)
     ax.set_xlim(-0.6, len(methods) - 0.4)

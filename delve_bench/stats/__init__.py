@@ -11,6 +11,8 @@ Modules: :mod:`.anova`, :mod:`.tests` (the designs' tests), :mod:`.bayes`,
 
 from typing import TYPE_CHECKING
 
+from .._lazy import lazy_exports
+
 # numpy only; imported here so that ``stats.anova`` is the function, not the module
 from .anova import Anova, anova
 
@@ -45,13 +47,4 @@ if TYPE_CHECKING:
     from .tests import TestResult, compare_test
 
 
-def __getattr__(name: str):
-    if name in _EXPORTS:
-        import importlib
-
-        return getattr(importlib.import_module(_EXPORTS[name], __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
