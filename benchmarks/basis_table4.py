@@ -22,39 +22,9 @@ import sys
 import time
 from pathlib import Path
 
-#: Table 4 of [B]: mean #BF at N = 1024 (4 instances); SVM = number of support vectors.
-PROTOTASKS = (
-    "pumadyn-8fh",
-    "pumadyn-8fm",
-    "pumadyn-8nh",
-    "pumadyn-8nm",
-    "kin-8fh",
-    "kin-8fm",
-    "kin-8nh",
-    "kin-8nm",
-    "bank-8fh",
-    "bank-8fm",
-    "bank-8nh",
-    "bank-8nm",
-)
-PAPER = {
-    "ssge-pta10-1": (39, 80, 59, 68, 48, 71, 120, 264, 204, 52, 86, 221),
-    "ssge-pta21-1": (11, 59, 24, 34, 39, 46, 103, 203, 191, 35, 61, 142),
-    "ssge-sffs-1": (2.5, 4.5, 8.5, 13, 10, 22, 76, 159, 123, 27, 42, 100),
-    "ssge-oscil5-1": (39, 80, 59, 68, 48, 71, 120, 264, 204, 52, 86, 221),
-    "rvm-1": (3.5, 6.5, 9.0, 13, 9.2, 24, 90, 185, 130, 32, 43, 115),
-    "svm-1": (593, 726, 668, 608, 708, 667, 682, 836, 801, 763, 698, 854),
-    "ols-cv-1": (11, 14, 15, 26, 18, 35, 49, 169, 164, 23, 51, 156),
-}
-LABEL = {
-    "ssge-pta10-1": "PTA(1,0)",
-    "ssge-pta21-1": "PTA(2,1)",
-    "ssge-sffs-1": "SFFS",
-    "ssge-oscil5-1": "Oscil(5)",
-    "rvm-1": "RVM",
-    "svm-1": "SVM",
-    "ols-cv-1": "OLS",
-}
+from delve_bench.study.published import BARRIO_LABEL as LABEL
+from delve_bench.study.published import BARRIO_PROTOTASKS as PROTOTASKS
+from delve_bench.study.published import BARRIO_TABLE4 as PAPER  # mean #BF at N = 1024
 
 
 def metas(root: Path, method: str, prototask: str, instances: list[int]) -> list[dict]:

@@ -15,7 +15,7 @@ equivalent time scale (0.05 F), the mean training CPU seconds, the standardised 
 over the instances), and S relative to the full budget. Keep it short (the machine is
 shared): the defaults take about 7 CPU minutes.
 
-    DELVE_DATA_PATH=/work/shared/data .venv/bin/python benchmarks/study_budgets.py
+    DELVE_DATA_PATH=/path/to/data python benchmarks/study_budgets.py
 """
 
 from __future__ import annotations

@@ -235,7 +235,7 @@ def test_published_splits_files(ws, content, monkeypatch, tmp_path_factory):
 
 
 META = json.dumps({"status": "ok", "losses_sha256": "0" * 64, "cpu_seconds": 1.5}).encode()
-LOSSES = b"case,S,A,L\n3,0.5,0.7,1.2\n1,0.25,0.5,\n2,1e-3,0.03,0.9\n"
+LOSSES = b"case,S,A,L\n3,0.5,0.7,1.2\n1,0.25,0.5,-0.4\n2,1e-3,0.03,0.9\n"
 
 
 @FUZZ

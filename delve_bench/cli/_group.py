@@ -53,6 +53,50 @@ class PositiveSeconds(click.ParamType):
 POSITIVE = PositiveSeconds()
 
 
+#: a probability strictly between 0 and 1 (significance levels, power)
+PROBABILITY = click.FloatRange(0, 1, min_open=True, max_open=True)
+
+# ---- options several commands share: one definition each ----------------------------
+# (a click.option decorator makes a fresh Option each time it is applied)
+
+#: ``-l/--loss`` of a command about one loss
+loss_option = click.option("-l", "--loss", type=LOSS, default=None, help=LOSS_HELP)
+
+#: ``--retry-failed`` of the commands that run jobs
+retry_failed_option = click.option(
+    "--retry-failed", is_flag=True, help="Rerun instances recorded as failed."
+)
+
+
+def choice_option(name: str, choices: list[str], help: str) -> Callable:
+    """An option taking one of ``choices``, the first by default (shown in --help)."""
+    return click.option(
+        name, type=click.Choice(choices), default=choices[0], show_default=True, help=help
+    )
+
+
+def alpha_option(default: float, help: str | None = None) -> Callable:
+    """``--alpha``: a significance level."""
+    return click.option("--alpha", type=PROBABILITY, default=default, show_default=True, help=help)
+
+
+def executor_options(dask_help: str) -> Callable:
+    """``--jobs/-j`` and ``--dask``: where the jobs of a run go."""
+
+    def decorate(f: Callable) -> Callable:
+        f = click.option("--dask", "dask_address", metavar="ADDRESS|local[:N]", help=dask_help)(f)
+        return click.option(
+            "--jobs",
+            "-j",
+            type=click.IntRange(1),
+            default=1,
+            show_default=True,
+            help="Jobs at a time on this machine (one BLAS thread each).",
+        )(f)
+
+    return decorate
+
+
 def _ws(ctx: click.Context) -> Workspace:
     return ctx.obj["ws"]
 

@@ -8,8 +8,8 @@ import click
 
 from ._group import (
     LOSS,
-    LOSS_HELP,
     _ws,
+    choice_option,
     cli,
     complete_methods,
     complete_methods_csv,
@@ -17,6 +17,7 @@ from ._group import (
     emit,
     examples,
     json_output,
+    loss_option,
 )
 
 
@@ -31,7 +32,7 @@ from ._group import (
 @click.argument(
     "task_names", nargs=-1, required=True, metavar="TASK...", shell_complete=complete_tasks
 )
-@click.option("-l", "--loss", type=LOSS, default=None, help=LOSS_HELP)
+@loss_option
 @json_output
 @click.pass_context
 def stats(ctx: click.Context, method, task_names, loss, output) -> None:
@@ -58,7 +59,7 @@ def stats(ctx: click.Context, method, task_names, loss, output) -> None:
 @click.argument("method_a", shell_complete=complete_methods)
 @click.argument("method_b", shell_complete=complete_methods)
 @click.argument("task_names", nargs=-1, metavar="[TASK]...", shell_complete=complete_tasks)
-@click.option("-l", "--loss", type=LOSS, default=None, help=LOSS_HELP)
+@loss_option
 @json_output
 @click.option(
     "--bayes",
@@ -148,26 +149,16 @@ def compare(
     is_flag=True,
     help="Also draw the DELVE diagrams and the critical-difference diagram (PNG and SVG).",
 )
-@click.option(
+@choice_option(
     "--correction",
-    type=click.Choice(["holm", "bh"]),
-    default="holm",
-    show_default=True,
-    help="Multiple-test correction of the per-task tests in the rankings (bh: Benjamini-Hochberg).",
+    ["holm", "bh"],
+    "Multiple-test correction of the per-task tests in the rankings (bh: Benjamini-Hochberg).",
 )
-@click.option(
-    "--posthoc",
-    type=click.Choice(["nemenyi", "holm"]),
-    default="nemenyi",
-    show_default=True,
-    help="Post-hoc test after the Friedman test.",
-)
-@click.option(
+@choice_option("--posthoc", ["nemenyi", "holm"], "Post-hoc test after the Friedman test.")
+@choice_option(
     "--unit",
-    type=click.Choice(["prototask", "task"]),
-    default="prototask",
-    show_default=True,
-    help="Independent unit of the rankings (tasks of one prototask are dependent).",
+    ["prototask", "task"],
+    "Independent unit of the rankings (tasks of one prototask are dependent).",
 )
 @click.pass_context
 def report(

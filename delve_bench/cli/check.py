@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from ._group import LOSS, _ws, cli, emit, json_output
+from ._group import LOSS, _ws, alpha_option, cli, emit, json_output
 
 EXAMPLES = """
 Examples:
@@ -86,12 +86,7 @@ def format_check(res) -> str:
     show_default=True,
     help="Tolerated worsening: a fraction of the baseline's expected loss (S, A, Z, Q) or nats (L).",
 )
-@click.option(
-    "--alpha",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    default=0.05,
-    show_default=True,
-)
+@alpha_option(0.05)
 @json_output
 @click.pass_context
 def check(ctx: click.Context, baseline, names, loss, margin, alpha, output) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..errors import DelveError
-from ._group import LOSS, _ws, cli, emit, json_output
+from ._group import LOSS, PROBABILITY, _ws, alpha_option, cli, emit, json_output
 
 EXAMPLES = """
 Examples:
@@ -120,15 +120,10 @@ def format_power(pa) -> str:
     help="Difference to detect: standardised (as `delve compare` prints it), or N% of "
     "METHOD_B's expected loss.  [default: the observed difference]",
 )
-@click.option(
-    "--alpha",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    default=0.05,
-    show_default=True,
-)
+@alpha_option(0.05)
 @click.option(
     "--target",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    type=PROBABILITY,
     default=0.8,
     show_default=True,
     help="Power to plan for.",

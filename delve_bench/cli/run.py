@@ -9,7 +9,18 @@ import click
 
 from ..errors import DelveError
 from ..workspace import Workspace
-from ._group import POSITIVE, _ws, cli, complete_methods_or_tasks, emit, examples, json_output
+from ._group import (
+    POSITIVE,
+    _ws,
+    choice_option,
+    cli,
+    complete_methods_or_tasks,
+    emit,
+    examples,
+    executor_options,
+    json_output,
+    retry_failed_option,
+)
 
 
 def _split_run_args(ws: Workspace, args: tuple[str, ...]) -> tuple[list[str], list[str]]:
@@ -91,12 +102,10 @@ def _memory_limit(text: str | None, concurrent: int) -> int | None:
     shell_complete=complete_methods_or_tasks,
 )
 @click.option("--instances", help="Only these instances, e.g. 0,2-4.")
-@click.option(
+@choice_option(
     "--budget-mode",
-    type=click.Choice(["cpu", "work"]),
-    default="cpu",
-    show_default=True,
-    help="cpu: CPU seconds from the method's rule; work: a fixed, deterministic amount of work.",
+    ["cpu", "work"],
+    "cpu: CPU seconds from the method's rule; work: a fixed, deterministic amount of work.",
 )
 @click.option(
     "--time-scale",
@@ -104,19 +113,8 @@ def _memory_limit(text: str | None, concurrent: int) -> int | None:
     default=None,
     help="Multiply the 1996 CPU budgets by this (default 0.05: a modern core is ~20x the thesis').",
 )
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(1),
-    default=1,
-    show_default=True,
-    help="Jobs at a time on this machine (one BLAS thread each).",
-)
-@click.option(
-    "--dask",
-    "dask_address",
-    metavar="ADDRESS|local[:N]",
-    help="Run on a Dask cluster: a scheduler address, or local[:N] to start a LocalCluster.",
+@executor_options(
+    "Run on a Dask cluster: a scheduler address, or local[:N] to start a LocalCluster."
 )
 @click.option(
     "--hard-limit",
@@ -136,7 +134,7 @@ def _memory_limit(text: str | None, concurrent: int) -> int | None:
     is_flag=True,
     help="Redo finished instances (each is replaced when its new result is complete).",
 )
-@click.option("--retry-failed", is_flag=True, help="Rerun instances recorded as failed.")
+@retry_failed_option
 @click.option(
     "--dry-run",
     "-n",

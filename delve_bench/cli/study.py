@@ -9,7 +9,16 @@ import click
 
 from ..errors import DelveError
 from ..run.estimate import duration
-from ._group import _ws, cli, emit, examples, json_output
+from ._group import (
+    _ws,
+    alpha_option,
+    cli,
+    emit,
+    examples,
+    executor_options,
+    json_output,
+    retry_failed_option,
+)
 
 
 def _load(ctx: click.Context, name: str):
@@ -34,21 +43,8 @@ def study() -> None:
     epilog=examples("delve study run smoke", "delve study run thesis --jobs 2 --retry-failed"),
 )
 @click.argument("name")
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(1),
-    default=1,
-    show_default=True,
-    help="Jobs at a time on this machine (one BLAS thread each).",
-)
-@click.option(
-    "--dask",
-    "dask_address",
-    metavar="ADDRESS|local[:N]",
-    help="Run on a Dask cluster: a scheduler address, or local[:N].",
-)
-@click.option("--retry-failed", is_flag=True, help="Rerun instances recorded as failed.")
+@executor_options("Run on a Dask cluster: a scheduler address, or local[:N].")
+@retry_failed_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
 @click.pass_context
 def study_run(ctx: click.Context, name, jobs, dask_address, retry_failed, quiet) -> None:
@@ -108,22 +104,25 @@ def study_status(ctx: click.Context, name, output) -> None:
             {
                 "result": r.name,
                 "done": r.done,
+                "stale": r.stale,
                 "failed": r.failed,
                 "missing": r.missing,
                 "cpu_done_seconds": round(r.cpu_done, 3),
                 "cpu_left_seconds": round(r.cpu_left, 3),
                 "missing_without_estimate": r.unknown,
+                "stale_reasons": r.stale_reasons,
             }
             for r in rows
         ]
         emit("study-status", records, output)
         return
     lines = table(
-        ("result", "done", "failed", "missing", "CPU used", "CPU left"),
+        ("result", "done", "stale", "failed", "missing", "CPU used", "CPU left"),
         [
             (
                 r.name,
                 str(r.done),
+                str(r.stale),
                 str(r.failed),
                 str(r.missing),
                 duration(r.cpu_done),
@@ -131,15 +130,16 @@ def study_status(ctx: click.Context, name, output) -> None:
             )
             for r in rows
         ],
-        "lrrrrr",
+        "lrrrrrr",
     ).splitlines()
     click.echo(lines[0])
     for line, r in zip(lines[1:], rows, strict=True):
         click.echo(line)
-        for f in r.failures[:3]:
-            click.echo(f"    {f}")
-        if len(r.failures) > 3:
-            click.echo(f"    ... and {len(r.failures) - 3} more failures")
+        for what, items in (("stale", r.stale_reasons), ("failures", r.failures)):
+            for f in items[:3]:
+                click.echo(f"    {'stale: ' if what == 'stale' else ''}{f}")
+            if len(items) > 3:
+                click.echo(f"    ... and {len(items) - 3} more {what}")
     total = sum(r.cpu_left for r in rows)
     done = sum(r.done for r in rows)
     allj = sum(r.total for r in rows)
@@ -195,13 +195,7 @@ def study_report(ctx: click.Context, name, check) -> None:
     "verify", epilog=examples("delve study verify smoke", "delve study verify thesis --alpha 0.05")
 )
 @click.argument("name")
-@click.option(
-    "--alpha",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    default=0.01,
-    show_default=True,
-    help="Significance level of the rerun test for methods with a CPU budget.",
-)
+@alpha_option(0.01, "Significance level of the rerun test for methods with a CPU budget.")
 @click.pass_context
 def study_verify(ctx: click.Context, name, alpha) -> None:
     """CI checks of study NAME: report byte-identical, sample reruns reproduce."""

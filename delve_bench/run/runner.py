@@ -100,20 +100,7 @@ def plan_jobs(
                 if state in ("missing", "corrupt"):
                     plan.todo.append(job)
                     continue
-                meta = read_meta(d) or {}
-                fields = stale_fields(
-                    meta.get("fingerprint"), expected_fingerprint(ws, job, options)
-                )
-                if state == "failed" and not fields:
-                    key = (m, ref.size)
-                    if key not in limits:
-                        limits[key] = hard_limits(ws, job, options).describe()
-                    now, then = limits[key], meta.get("limits") or {}
-                    fields = [
-                        k
-                        for k in ("cpu_hard_limit_s", "wall_hard_limit_s")
-                        if then.get(k) != now[k]
-                    ]
+                fields = outdated_fields(ws, job, options, state, read_meta(d) or {}, limits)
                 if fields:
                     plan.todo.append(job)
                     plan.stale[job] = fields
@@ -125,6 +112,30 @@ def plan_jobs(
                     plan.failed.append(job)
     plan.todo = merge_snapshots(ws, plan.todo)
     return plan
+
+
+def outdated_fields(
+    ws: Workspace,
+    job: Job,
+    options: RunOptions,
+    state: str,
+    meta: dict,
+    limits_cache: dict | None = None,
+) -> list[str]:
+    """Why a recorded result of ``job`` (``state`` ``ok`` or ``failed``, its ``meta``) must
+    be redone with ``options``: the fingerprint fields that differ from what these settings
+    give (run.provenance) and, for a failure, the hard limits that changed since it failed
+    (it may pass now). Empty: the result stands. The one rule of ``delve run`` and
+    ``delve study run|status``, for results in a store or packed in a study."""
+    fields = stale_fields(meta.get("fingerprint"), expected_fingerprint(ws, job, options))
+    if state == "failed" and not fields:
+        cache = {} if limits_cache is None else limits_cache
+        key = (job.method, job.ref.size)
+        if key not in cache:
+            cache[key] = hard_limits(ws, job, options).describe()
+        now, then = cache[key], meta.get("limits") or {}
+        fields = [k for k in ("cpu_hard_limit_s", "wall_hard_limit_s") if then.get(k) != now[k]]
+    return fields
 
 
 def _clean_abandoned(ws: Workspace, jobs: list[Job], outcomes: list[Outcome]) -> None:

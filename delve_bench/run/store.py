@@ -262,13 +262,14 @@ def read_instance(
     meta = read_meta(d) or {}
     path = d / "losses.csv"
     try:
-        df = pd.read_csv(path, dtype={"case": np.int64} | dict.fromkeys(losses, float))
+        # case numbers as text: a float parse would turn "1e30" or "inf" into a wrapped int
+        df = pd.read_csv(path, dtype={"case": str} | dict.fromkeys(losses, float))
     except (ValueError, TypeError, OverflowError, UnicodeDecodeError, pd.errors.ParserError) as e:
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise DelveError(f"{path}: malformed ({msg})") from None
     if list(df.columns) != ["case", *losses]:
         raise DelveError(f"{path}: header must be case,{','.join(losses)}")
-    cases = df["case"].to_numpy()
+    cases = _checked_losses(path, df, losses)
     if len(cases) != len(test_cases) or not np.array_equal(np.sort(cases), np.sort(test_cases)):
         raise DelveError(
             f"{path}: its cases are not the test set of this instance "
@@ -280,6 +281,39 @@ def read_instance(
         col = df[loss].to_numpy(dtype=float)[pos]
         out[loss] = None if np.isnan(col).all() else col
     return InstanceResult(int(d.name), np.asarray(test_cases), out, meta)
+
+
+#: losses that are never negative (Q is a sum of squares minus terms that cancel: it may
+#: round to a hair below 0)
+_NON_NEGATIVE = {"S": 0.0, "A": 0.0, "Z": 0.0, "Q": -1e-9}
+
+
+def _checked_losses(path: Path, df: pd.DataFrame, losses: tuple[str, ...]) -> np.ndarray:
+    """The case numbers of a losses table, after checking what the writer guarantees:
+    case numbers are non-negative integers; a loss column is empty on every line (the
+    method has no such loss) or finite on every line; S, A, Z and Q are not negative.
+    A violation is one error naming the file, its line and the value."""
+    ok = df["case"].str.fullmatch(r"\d{1,18}").fillna(False).to_numpy(dtype=bool)
+    if not ok.all():
+        k = int(np.argmin(ok))
+        v = df["case"].iloc[k]
+        shown = repr(v) if isinstance(v, str) else "an empty (or NaN) cell"
+        raise DelveError(f"{path}, line {k + 2}: {shown} is not a case number")
+    for loss in losses:
+        col = df[loss].to_numpy(dtype=float)
+        nan = np.isnan(col)
+        if nan.all():
+            continue
+        bad = ~np.isfinite(col) | (col < _NON_NEGATIVE.get(loss, -np.inf))
+        if bad.any():
+            k = int(np.argmax(bad))
+            what = "missing" if nan[k] else format(float(col[k]), "g")
+            raise DelveError(
+                f"{path}, line {k + 2}: {loss} is {what}; a loss is a finite"
+                + (" non-negative" if loss in _NON_NEGATIVE else "")
+                + " number on every line (or empty on every line)"
+            )
+    return df["case"].to_numpy(dtype=np.int64)
 
 
 @dataclass(frozen=True)

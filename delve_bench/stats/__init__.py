@@ -9,12 +9,23 @@ Modules: :mod:`.anova`, :mod:`.tests` (the designs' tests), :mod:`.bayes`,
 :mod:`.summary` (statistics of stored results).
 """
 
-from .anova import Anova, anova
-from .bayes import Posterior, posterior, posterior_opposite_mass
-from .permutation import sign_flip_test
-from .resampled import corrected_resampled_t_test
-from .tests import TestResult, compare_test
+from typing import TYPE_CHECKING
 
+# numpy only; imported here so that ``stats.anova`` is the function, not the module
+from .anova import Anova, anova
+
+# the rest on first use: the result types (:mod:`.results`) are needed wherever results
+# are handled, e.g. by `delve run`, which should not pay for scipy.stats and
+# scipy.integrate (the tests and the posterior) at start-up
+_EXPORTS = {
+    "Posterior": ".bayes",
+    "posterior": ".bayes",
+    "posterior_opposite_mass": ".bayes",
+    "sign_flip_test": ".permutation",
+    "corrected_resampled_t_test": ".resampled",
+    "TestResult": ".tests",
+    "compare_test": ".tests",
+}
 __all__ = [
     "Anova",
     "Posterior",
@@ -26,3 +37,21 @@ __all__ = [
     "posterior_opposite_mass",
     "sign_flip_test",
 ]
+
+if TYPE_CHECKING:
+    from .bayes import Posterior, posterior, posterior_opposite_mass
+    from .permutation import sign_flip_test
+    from .resampled import corrected_resampled_t_test
+    from .tests import TestResult, compare_test
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        import importlib
+
+        return getattr(importlib.import_module(_EXPORTS[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))

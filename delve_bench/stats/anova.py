@@ -123,23 +123,13 @@ def anova(y: np.ndarray, design: str) -> Anova:
     ms = mean_squares(y, design)
     mean, ms_a, ms_e = float(ms.mean), float(ms.ms_a), float(ms.ms_e)
     var_a = max((ms_a - ms_e) / J, 0.0)
+    ms_b = var_b = None  # hierarchical: no test-case effect
     if ms.ms_b is None:
         se = float(np.sqrt(var_a / I + ms_e / (I * J)))
-        return Anova(
-            design=design,
-            I=I,
-            J=J,
-            mean=mean,
-            ms_a=ms_a,
-            ms_e=ms_e,
-            ms_b=None,
-            var_a=var_a,
-            var_b=None,
-            se=se,
-        )
-    ms_b = float(ms.ms_b)
-    var_b = max((ms_b - ms_e) / I, 0.0)
-    se = float(np.sqrt(var_a / I + var_b / J + ms_e / (I * J)))
+    else:  # 2-way: the shared test cases add a variance component of their own
+        ms_b = float(ms.ms_b)
+        var_b = max((ms_b - ms_e) / I, 0.0)
+        se = float(np.sqrt(var_a / I + var_b / J + ms_e / (I * J)))
     return Anova(
         design=design,
         I=I,

@@ -223,56 +223,18 @@ def golden_numbers() -> tuple[Golden, ...]:
     R = block_ranks(np.array(DEMSAR_RANKS)).mean(axis=0)
     demsar = friedman(DEMSAR_METHODS, R, len(DEMSAR_RANKS))
     assert demsar.cd is not None
-    return (
-        Golden(
-            name="Fig. 2.2 standard error",
-            computed=fig.se,
-            reference=11.4545,
-            tolerance=1.5e-4,
-            published="11.4545",
-        ),
-        Golden(
-            name="Fig. 2.2 p (t-test)",
-            computed=fig_p,
-            reference=0.0399300,
-            tolerance=5e-7,
-            published="0.0399300",
-        ),
-        Golden(
-            name="Fig. 2.3 posterior mass beyond 0",
-            computed=posterior(fig, grid=0).opposite,
-            reference=0.023,
-            tolerance=5e-4,
-            published="2.3 %",
-        ),
-        Golden(
-            name="mstats example standard error",
-            computed=mstats.se,
-            reference=14.0749681,
-            tolerance=5e-7,
-            published="14.0749681",
-        ),
-        Golden(
-            name="mstats example p (t-test)",
-            computed=ms_p,
-            reference=0.052988021,
-            tolerance=5e-9,
-            published="0.052988021",
-        ),
-        Golden(
-            name="Demšar (2006) Friedman chi2",
-            computed=demsar.chi2,
-            reference=9.28,
-            tolerance=5e-3,
-            published="9.28",
-        ),
-        Golden(
-            name="Demšar (2006) Nemenyi CD",
-            computed=demsar.cd,
-            reference=1.25,
-            tolerance=5e-3,
-            published="1.25",
-        ),
+    # name, computed, reference, absolute tolerance, the reference as printed
+    rows = (
+        ("Fig. 2.2 standard error", fig.se, 11.4545, 1.5e-4, "11.4545"),
+        ("Fig. 2.2 p (t-test)", fig_p, 0.0399300, 5e-7, "0.0399300"),
+        ("Fig. 2.3 posterior mass beyond 0", posterior(fig, grid=0).opposite, 0.023, 5e-4, "2.3 %"),
+        ("mstats example standard error", mstats.se, 14.0749681, 5e-7, "14.0749681"),
+        ("mstats example p (t-test)", ms_p, 0.052988021, 5e-9, "0.052988021"),
+        ("Demšar (2006) Friedman chi2", demsar.chi2, 9.28, 5e-3, "9.28"),
+        ("Demšar (2006) Nemenyi CD", demsar.cd, 1.25, 5e-3, "1.25"),
+    )
+    return tuple(
+        Golden(name=n, computed=c, reference=r, tolerance=t, published=p) for n, c, r, t, p in rows
     )
 
 

@@ -258,6 +258,28 @@ def _summary(view: StudyView) -> list[str]:
     return lines
 
 
+# per-prototask tables are linked from the diagrams' reports, not listed as displays
+_PER_PROTOTASK = ("kin-", "pumadyn-", "boston-", "bank-")
+
+# what each figure shows, by file stem (the thesis' numbering); a table's title is its
+# own first line
+_FIGURE_TITLES = {
+    "anytime": "Fig. 5.19: accuracy against CPU time, from the snapshots",
+    "geometric-5-14": "Fig. 5.14: geometric average by number of inputs",
+    "geometric-5-15": "Fig. 5.15: geometric average by linearity",
+    "geometric-5-16": "Fig. 5.16: geometric average by family",
+    "geometric-5-17": "Fig. 5.17: geometric average by noise",
+}
+
+
+def _display_title(out: Path, f: str) -> str:
+    """What display ``f`` (relative to ``out``) shows, for its link in RESULTS.md."""
+    if f.endswith(".md"):
+        first = (out / f).read_text().split("\n", 1)[0].lstrip("# ").strip()
+        return first or f
+    return _FIGURE_TITLES.get(Path(f).stem, f)
+
+
 def write_results_md(study: Study, view: StudyView, ov, out: Path, files: list[str]) -> str:
     """Write ``RESULTS.md``; returns its name."""
     lines = [f"# Study `{study.name}`", ""]
@@ -286,22 +308,21 @@ def write_results_md(study: Study, view: StudyView, ov, out: Path, files: list[s
     plots = sorted(f for f in files if "plots/" in f and f.endswith(".png"))
     if plots:
         lines += ["## DELVE diagrams", ""]
-        lines += [f"* [{Path(f).stem}]({f})" for f in plots]
+        for f in plots:
+            # a prototask with more losses has a report of its own (boston: S, A, L)
+            sub = f.split("/plots/")[0] if "/plots/" in f else ""
+            lines.append(f"* [{Path(f).stem}]({f})" + (f" (report `{sub}/`)" if sub else ""))
         lines.append("")
     shown = sorted(
         f
         for f in files
-        if f.startswith(("figures/", "tables/"))
-        and f.endswith((".svg", ".md"))
-        and "/" in f
-        and not f.startswith("tables/kin")
-        and not f.startswith("tables/pumadyn")
-        and not f.startswith("tables/boston")
-        and not f.startswith("tables/bank")
+        if (f.startswith("tables/") and f.endswith(".md"))
+        or (f.startswith("figures/") and f.endswith(".png"))
     )
+    shown = [f for f in shown if not Path(f).stem.startswith(_PER_PROTOTASK)]
     if shown:
         lines += ["## Displays", ""]
-        lines += [f"* [{f}]({f})" for f in shown]
+        lines += [f"* [{_display_title(out, f)}]({f})" for f in shown]
         lines.append("")
     claims = [
         *(THESIS_CLAIMS if "thesis" in study.claims else []),

@@ -325,7 +325,17 @@ def write_anytime(view: StudyView, out: Path, snapshots: dict[str, list[str]]) -
             ax.set_xlabel("training CPU seconds")
             ax.grid(True, color="#e6e6e6", lw=0.6)
         axes[0].set_ylabel("geometric average standardised S")
-        axes[-1].legend(title="n", fontsize=6.5, title_fontsize=7)
+        # the sizes' legend on the last panel, taken from whichever panel has curves (a
+        # method still running has none yet)
+        found: dict[str, object] = {}
+        for ax in axes:
+            hs, labs = ax.get_legend_handles_labels()
+            found.update(zip(labs, hs, strict=True))
+        handles = {lab: found[lab] for lab in sorted(found, key=int)}
+        if handles:
+            axes[-1].legend(
+                handles.values(), handles.keys(), title="n", fontsize=6.5, title_fontsize=7
+            )
         fig.suptitle(
             "Fig. 5.19: accuracy against CPU time (kin and pumadyn, ±1 approximate SE)", fontsize=10
         )

@@ -67,15 +67,43 @@ def _size_of(task: str) -> int:
     return int(task.rsplit("std.", 1)[1])
 
 
+def _meta_lines(path: Path) -> list[dict]:
+    """The meta lines of a packed file; a damaged file is one error naming it (and the
+    line), as every committed file is checked where it is read."""
+    try:
+        text = lzma.decompress(path.read_bytes()).decode()
+    except (OSError, lzma.LZMAError, EOFError, UnicodeDecodeError) as e:
+        raise DelveError(
+            f"{path}: not a readable .jsonl.xz file ({e}); restore it from git"
+        ) from None
+    out = []
+    for k, line in enumerate(text.splitlines(), 1):
+        try:
+            m = json.loads(line)
+            ok = (
+                isinstance(m, dict)
+                and isinstance(m.get("task"), str)
+                and isinstance(m.get("instance"), int)
+                and m["task"].rsplit("std.", 1)[-1].isdigit()
+            )
+        except (ValueError, RecursionError):
+            ok = False
+        if not ok:
+            raise DelveError(
+                f"{path}, line {k}: not a meta.json object with task (…/std.N) and instance"
+            )
+        out.append(m)
+    return out
+
+
 def read_packed(study_dir: Path, method: str, dataset: str, prototask: str) -> Packed:
     """The packed results (empty when there are none)."""
     lp, mp = packed_paths(study_dir, method, dataset, prototask)
     out = Packed({}, {})
     if not mp.is_file():
         return out
-    for line in lzma.decompress(mp.read_bytes()).decode().splitlines():
-        m = json.loads(line)
-        out.metas[(_size_of(m["task"]), int(m["instance"]))] = m
+    for m in _meta_lines(mp):
+        out.metas[(_size_of(m["task"]), m["instance"])] = m
     if lp.is_file():
         df = read_losses(lp)
         for (task, inst), g in df.groupby(["task", "instance"], sort=False):
@@ -231,8 +259,20 @@ def unpack(
 def read_losses(path: str | Path) -> pd.DataFrame:
     """A packed losses file as a DataFrame (``task, instance, case, S, A, L``; the losses
     as float64 holding the committed float32 values)."""
-    _, pq = _pyarrow()
-    df = pq.read_table(path).to_pandas()
+    pa, pq = _pyarrow()
+    try:
+        df = pq.read_table(path).to_pandas()
+    except (OSError, pa.ArrowException) as e:
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise DelveError(
+            f"{path}: not a readable Parquet file ({msg}); restore it from git"
+        ) from None
+    if list(df.columns) != LOSS_COLUMNS or not all(
+        pd.api.types.is_numeric_dtype(df[c]) for c in LOSS_COLUMNS[1:]
+    ):
+        raise DelveError(f"{path}: its columns must be {', '.join(LOSS_COLUMNS)} (numbers)")
+    if not df["task"].astype(str).str.fullmatch(r".*std\.\d+").all():
+        raise DelveError(f"{path}: a task name does not end in std.N")
     for c in ("S", "A", "L"):
         df[c] = df[c].astype(np.float64)
     return df

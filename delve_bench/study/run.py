@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from ..methods.registry import fraction_name, method_spec
 from ..run import plan_jobs, run_jobs
 from ..run.job import Job, Outcome
+from ..run.provenance import describe_difference
+from ..run.runner import outdated_fields
 from ..run.store import instance_state, read_meta, result_dir
 from ..tasks.instances import task_layout
 from ..tasks.spec import prototask_spec
@@ -22,37 +24,67 @@ from .spec import MethodPlan, Study
 
 @dataclass
 class Progress:
-    """Instances of one result name (method or snapshot) by state, and CPU estimates."""
+    """Instances of one result name (method or snapshot) by state, and CPU estimates.
+    ``stale``: recorded (in the working store or packed) under another fingerprint than
+    the study's settings give now; ``study run`` redoes them like missing ones."""
 
     name: str
     plan: MethodPlan
     done: int = 0
+    stale: int = 0
     failed: int = 0
     missing: int = 0
     cpu_done: float = 0.0  # measured CPU seconds of the finished instances
-    cpu_left: float = 0.0  # estimated CPU seconds of the missing ones
-    unknown: int = 0  # missing instances with no estimate
+    cpu_left: float = 0.0  # estimated CPU seconds of the missing and stale ones
+    unknown: int = 0  # missing or stale instances with no estimate
     failures: list[str] = field(default_factory=list)
+    stale_reasons: list[str] = field(default_factory=list)
 
     @property
     def total(self) -> int:
-        return self.done + self.failed + self.missing
+        return self.done + self.stale + self.failed + self.missing
 
 
-def _state(study_dir, sws: Workspace, name: str, ref, inst: int, packed_cache: dict):
-    """(state, meta) from the working store, else from the packed files."""
-    d = result_dir(sws, name, ref, inst)
+@dataclass
+class _States:
+    """What :func:`_state` reads once per study: packed files and hard limits."""
+
+    packed: dict = field(default_factory=dict)
+    limits: dict = field(default_factory=dict)
+
+
+def _state(
+    study_dir, sws: Workspace, plan: MethodPlan, job: Job, cache: _States
+) -> tuple[str, dict, str]:
+    """(state, meta, why stale) of one job's result, from the working store, else from the
+    packed files. ``stale``: an ``ok`` or ``failed`` result that ``delve run`` with the
+    plan's options would redo (:func:`~delve_bench.run.runner.outdated_fields`)."""
+    d = result_dir(sws, job.method, job.ref, job.instance)
     st = instance_state(d)
+    meta: dict | None
     if st in ("ok", "failed"):
-        return st, read_meta(d) or {}
-    key = (name, ref.dataset, ref.prototask)
-    if key not in packed_cache:
-        packed_cache[key] = read_packed(study_dir, name, ref.dataset, ref.prototask)
-    p = packed_cache[key]
-    meta = p.metas.get((ref.size, inst))
-    if meta is not None:
-        return ("ok" if meta.get("status") == "ok" else "failed"), meta
-    return "missing", {}
+        meta = read_meta(d) or {}
+    else:
+        ref = job.ref
+        key = (job.method, ref.dataset, ref.prototask)
+        if key not in cache.packed:
+            cache.packed[key] = read_packed(study_dir, job.method, ref.dataset, ref.prototask)
+        meta = cache.packed[key].metas.get((ref.size, job.instance))
+        if meta is None:
+            return "missing", {}, ""
+        st = "ok" if meta.get("status") == "ok" else "failed"
+    options = plan.options()
+    fields = outdated_fields(sws, job, options, st, meta, cache.limits.setdefault(plan.name, {}))
+    if not fields:
+        return st, meta, ""
+    if any(f.endswith("hard_limit_s") for f in fields):
+        why = "failed under other hard limits"
+    else:
+        from ..run.job import expected_fingerprint
+
+        now = expected_fingerprint(sws, job, options)
+        why = describe_difference(meta.get("fingerprint"), now, fields)
+    return "stale", meta, why
 
 
 def estimate(plan: MethodPlan, spec, n: int, measured: dict[int, list[float]]) -> float | None:
@@ -85,7 +117,7 @@ def study_progress(ws: Workspace, study: Study) -> list[Progress]:
     estimate of the CPU still needed (snapshots cost nothing when their method runs)."""
     sws = study.workspace(ws)
     study_dir = ws.root / study.results
-    cache: dict = {}
+    cache = _States()
     rows = []
     for plan in study.methods:
         spec = method_spec(ws, plan.name)
@@ -97,8 +129,12 @@ def study_progress(ws: Workspace, study: Study) -> list[Progress]:
             for ref in refs:
                 layout = task_layout(ws, prototask_spec(ws, ref.dataset, ref.prototask), ref.size)
                 for inst in layout.instances:
-                    st, meta = _state(study_dir, sws, name, ref, inst.index, cache)
-                    if st == "ok":
+                    st, meta, why = _state(study_dir, sws, plan, Job(name, ref, inst.index), cache)
+                    if st == "stale":
+                        pr.stale += 1
+                        pr.stale_reasons.append(f"{ref.full_name} #{inst.index}: {why}")
+                        missing_sizes.append(len(inst.train))
+                    elif st == "ok":
                         pr.done += 1
                         cpu = float(meta.get("cpu_seconds") or 0.0)
                         pr.cpu_done += cpu
@@ -126,7 +162,7 @@ def study_progress(ws: Workspace, study: Study) -> list[Progress]:
         main = by_name[plan.name]
         for f, sname in zip(plan.snapshots, plan.snapshot_names, strict=True):
             s = by_name[sname]
-            extra = max(0, s.missing - main.missing)
+            extra = max(0, s.missing + s.stale - main.missing - main.stale)
             if extra and main.done:
                 s.cpu_left = extra * f * main.cpu_done / main.done
     return rows
@@ -139,7 +175,7 @@ def study_jobs(
     sws = study.workspace(ws)
     study_dir = ws.root / study.results
     out = []
-    cache: dict = {}
+    cache = _States()
     for plan in study.methods:
         refs = study.method_refs(ws, plan)
         todo = plan_jobs(
@@ -149,17 +185,19 @@ def study_jobs(
             options=plan.options(),  # results made under other settings are stale: redone
             retry_failed=retry_failed,
         ).todo
-        # results that are packed (committed) but not in the working store count as done
+        # results that are packed (committed) but not in the working store count as done,
+        # unless they are stale (made under other settings: redone, as `delve run` does)
         keep = []
         for j in todo:
-            st, _ = _state(study_dir, sws, j.method, j.ref, j.instance, cache)
-            if st == "missing" or (st == "failed" and retry_failed):
+            st = _state(study_dir, sws, plan, Job(j.method, j.ref, j.instance), cache)[0]
+            if st in ("missing", "stale") or (st == "failed" and retry_failed):
                 keep.append(j)
                 continue
             for f in j.snapshots:  # the method is packed, a snapshot is not: a short run
                 name = fraction_name(j.method, f)
-                if _state(study_dir, sws, name, j.ref, j.instance, cache)[0] == "missing":
-                    keep.append(Job(name, j.ref, j.instance))
+                snap = Job(name, j.ref, j.instance)
+                if _state(study_dir, sws, plan, snap, cache)[0] in ("missing", "stale"):
+                    keep.append(snap)
         out.append((plan, keep))
     return out
 

@@ -106,9 +106,17 @@ def read_order(proto: PrototaskSpec) -> np.ndarray:
             f"{proto.full_name} has no Random-order file; run `delve gen {proto.full_name}`"
         )
     try:
-        return np.loadtxt(path, dtype=np.int64, ndmin=1)
-    except ValueError as e:
-        raise DelveError(f"{path}: malformed ({e})") from None
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as e:
+        raise DelveError(f"{path}: unreadable ({e})") from None
+    lines = [line.strip() for line in text.rstrip().splitlines()]
+    if not lines:
+        raise DelveError(f"{path}: empty; it must list the case numbers 1..N, one a line")
+    for k, line in enumerate(lines, 1):
+        # blank, signed, fractional, two on a line, too long for a case number, ...
+        if not (line.isascii() and line.isdigit() and len(line) < 19):
+            raise DelveError(f"{path}, line {k}: {line!r} is not a case number")
+    return np.array(lines, dtype=np.int64)
 
 
 @lru_cache(maxsize=64)
@@ -230,7 +238,11 @@ def _ordered_cases(ws: Workspace, proto: PrototaskSpec) -> np.ndarray:
     if len(order) != len(kept) or not np.array_equal(np.sort(order), np.arange(1, len(kept) + 1)):
         raise DelveError(
             f"{proto.dir / 'Random-order'}: not a permutation of 1..{len(kept)}; "
-            f"run `delve gen {proto.full_name}`"
+            + (
+                f"run `delve gen {proto.full_name}`"
+                if proto.seed is not None
+                else "a hand-made order (no seed) must list each case once"
+            )
         )
     return kept[order - 1]
 
@@ -246,8 +258,12 @@ def _check_size(proto: PrototaskSpec, size: int) -> None:
         )
 
 
+class NoInstancesError(DelveError):
+    """A task of the prototask has no instance (too few cases for its training sets)."""
+
+
 def _no_instances(proto: PrototaskSpec, size: int) -> DelveError:
-    return DelveError(
+    return NoInstancesError(
         f"{proto.full_name}/std.{size} has no instances: too few cases for "
         f"a test pool of {proto.test_set_size} and training sets of {size}"
     )
@@ -438,11 +454,13 @@ def generate(ws: Workspace, proto: PrototaskSpec, check_only: bool = False) -> G
             _write(order_path, order)
             written.append(order_path)
     _ordered_cases.cache_clear()
+    if proto.design not in SPLIT_DESIGNS:
+        _ordered_cases(ws, proto)  # a malformed Random-order is an error, not "no tasks"
     layouts = []
     for n in proto.training_set_sizes:
         try:
             layout = derive_layout(ws, proto, n)
-        except DelveError:
+        except NoInstancesError:
             continue  # a size with no whole training block has no task
         layouts.append(layout)
         tdir = proto.dir / layout.name

@@ -150,3 +150,27 @@ def test_ctrl_c_stops_a_run_within_two_seconds_and_the_rerun_resumes(tmp_path, e
 def test_ctrl_c_stops_a_dask_run_within_two_seconds(tmp_path):
     pytest.importorskip("distributed")
     _ctrl_c(tmp_path, "--dask", "local:2")
+
+
+@pytest.mark.slow
+def test_ctrl_c_during_a_forced_rerun_keeps_the_earlier_result(delve, tmp_path):
+    """--force replaces a result only when the new one is complete: one Ctrl-C while the
+    forced rerun runs (with --jobs 2) leaves every earlier file byte-identical."""
+    env = _workspace(tmp_path)
+    delve("run", "nap-1", "kin-8nm/std.64", "--instances", "0-1", env=env, check=True)
+    res = tmp_path.joinpath(*RES)
+    before = {p: p.read_bytes() for p in sorted(res.rglob("*")) if p.is_file()}
+    p = _popen(
+        tmp_path, "nap-1", "kin-8nm/std.64", "--instances", "0-1", "--force", "--jobs", "2", nap=600
+    )
+    _wait_for_locks(res, 2, timeout=120)
+    os.killpg(p.pid, signal.SIGINT)
+    try:
+        _, err = p.communicate(timeout=10)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    assert p.returncode == 130, err
+    time.sleep(0.5)
+    assert {p: p.read_bytes() for p in sorted(res.rglob("*")) if p.is_file()} == before
+    assert all(instance_state(res / str(i)) == "ok" for i in (0, 1))

@@ -250,3 +250,96 @@ def test_a_study_with_snapshots_reports_them_and_verifies_them_statistically(tmp
     r = delve("study", "verify", "any", check=True)
     assert "ok   rerun mlpt@0.5: kin-8nm/dist/std.64 #0" in r.stdout
     assert "ok   reproduce lin-1" in r.stdout
+
+
+STALE = """
+methods: {{mlp-ese-1: {{budget_mode: cpu, time_scale: {ts}}}}}
+tasks: [kin-8nm/std.64]
+"""
+
+
+def _write_packed_metas(ws: Workspace, study, fingerprint_of) -> None:
+    """Packed (committed) metas of mlp-ese-1 on kin-8nm/std.64, one per instance, each
+    with the fingerprint ``fingerprint_of(job)`` -- what `study run` would have packed."""
+    from delve_bench.run.job import Job
+    from delve_bench.study.pack import packed_paths
+
+    lines = []
+    for ref in study.method_refs(ws, study.methods[0]):
+        for i in range(8):
+            job = Job("mlp-ese-1", ref, i)
+            meta = {"task": ref.full_name, "instance": i, "status": "ok", "cpu_seconds": 2.0}
+            lines.append(json.dumps(meta | {"fingerprint": fingerprint_of(job)}))
+    _, mp = packed_paths(ws.root / study.results, "mlp-ese-1", "kin-8nm", "dist")
+    mp.parent.mkdir(parents=True)
+    mp.write_bytes(lzma.compress(("\n".join(lines) + "\n").encode()))
+
+
+def test_packed_results_made_under_other_settings_are_stale_in_a_study(tmp_path):
+    """A committed result counts as done only while its fingerprint is what the study's
+    settings give now (the rule of `delve run`): after the study's time scale changes,
+    `study status` shows it stale with the field, and `study run` redoes it."""
+    from delve_bench.run.job import expected_fingerprint
+    from delve_bench.study.run import study_jobs, study_progress
+
+    ws = _study(tmp_path, STALE.format(ts=0.001))
+    st = load_study(ws, "s")
+    plan = st.methods[0]
+    _write_packed_metas(ws, st, lambda j: expected_fingerprint(st.workspace(ws), j, plan.options()))
+    (row,) = study_progress(ws, st)
+    assert (row.done, row.stale, row.missing) == (8, 0, 0)
+    assert [len(jobs) for _, jobs in study_jobs(ws, st)] == [0]
+
+    ws = _study(tmp_path, STALE.format(ts=0.002))  # the same packed files, other settings
+    st = load_study(ws, "s")
+    (row,) = study_progress(ws, st)
+    assert (row.done, row.stale, row.missing) == (0, 8, 0)
+    assert row.stale_reasons[0] == (
+        "kin-8nm/dist/std.64 #0: budget.time_scale: 0.001 -> 0.002; budget.allowance: 0.12 -> 0.24"
+    )
+    assert row.cpu_left == pytest.approx(8 * 0.24)  # redone: estimated from the cpu budget
+    ((plan2, jobs),) = study_jobs(ws, st)
+    assert sorted(j.instance for j in jobs) == list(range(8))
+
+    # a result in the working store made under other settings is redone too
+    from delve_bench.run.store import csv_bytes, result_dir, sha256_bytes
+
+    d = result_dir(st.workspace(ws), "mlp-ese-1", jobs[0].ref, 3)
+    d.mkdir(parents=True)
+    losses = csv_bytes(pd.DataFrame({"case": [0], "S": [1.0], "A": [1.0], "L": [np.nan]}))
+    (d / "losses.csv").write_bytes(losses)
+    (d / "predictions.csv").write_text("case,mean\n0,1\n")
+    old = expected_fingerprint(st.workspace(ws), jobs[0], plan.options())  # ts 0.001
+    meta = {"status": "ok", "losses_sha256": sha256_bytes(losses), "fingerprint": old}
+    (d / "meta.json").write_text(json.dumps(meta))
+    ((_, jobs),) = study_jobs(ws, st)
+    assert 3 in [j.instance for j in jobs]
+
+    # a packed result with no fingerprint (made by an older delve-bench) is stale
+    shutil.rmtree(tmp_path / "results")
+    _write_packed_metas(ws, st, lambda j: None)
+    (row,) = study_progress(ws, st)
+    assert row.stale == 8 and "fingerprint: none recorded" in row.stale_reasons[0]
+
+
+@pytest.mark.parametrize(
+    "which, data, message",
+    [
+        ("meta", b"garbage", "not a readable .jsonl.xz file"),
+        ("meta", lzma.compress(b'{"task": "x"}\n'), "line 1: not a meta.json object"),
+        ("meta", lzma.compress(b"[1, 2]\n"), "line 1: not a meta.json object"),
+        ("losses", b"junk", "not a readable Parquet file"),
+    ],
+)
+def test_a_damaged_committed_study_file_is_one_error_naming_it(tmp_path, which, data, message):
+    from delve_bench.study.pack import packed_paths, read_packed
+
+    pytest.importorskip("pyarrow")
+    lp, mp = packed_paths(tmp_path, "lin-1", "kin-8nm", "dist")
+    mp.parent.mkdir(parents=True)
+    mp.write_bytes(lzma.compress(b'{"task": "kin-8nm/dist/std.64", "instance": 0}\n'))
+    (lp if which == "losses" else mp).parent.mkdir(parents=True, exist_ok=True)
+    (lp if which == "losses" else mp).write_bytes(data)
+    with pytest.raises(DelveError) as e:
+        read_packed(tmp_path, "lin-1", "kin-8nm", "dist")
+    assert message in str(e.value) and str(lp if which == "losses" else mp) in str(e.value)

@@ -238,3 +238,37 @@ def test_a_hand_made_random_order_without_seed_runs_but_cannot_be_regenerated(tm
     order.unlink()
     with pytest.raises(DelveError, match="has no seed"):
         generate(w, p)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "Random-order: empty; it must list the case numbers 1..N"),
+        ("\n \n", "Random-order: empty"),
+        ("1\n2\n3.5\n", "Random-order, line 3: '3.5' is not a case number"),
+        ("1\n-2\n", "Random-order, line 2: '-2' is not a case number"),
+        ("1\n\n2\n", "Random-order, line 2: '' is not a case number"),
+        ("1 2\n", "Random-order, line 1: '1 2' is not a case number"),
+        ("1\n2\n3\n", "not a permutation of 1..506; a hand-made order (no seed) must list"),
+    ],
+)
+def test_a_broken_hand_made_random_order_is_one_line_not_an_empty_task_list(
+    tmp_path, ws, text, message
+):
+    """`delve gen` and `--check` on a seedless prototask whose Random-order is empty or not
+    numbers: one error naming the file (and line), no numpy warning, never "ok ()"."""
+    import warnings
+
+    w, proto = _copy_prototask(tmp_path, ws, "boston", "price")
+    y = proto.path.read_text()
+    proto.path.write_text(
+        "\n".join(li for li in y.splitlines() if not li.startswith("seed:")) + "\n"
+    )
+    (proto.dir / "Random-order").write_text(text)
+    p = prototask_spec(w, "boston", "price")
+    for check_only in (True, False):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(DelveError) as e:
+                generate(w, p, check_only=check_only)
+        assert message in str(e.value) and "\n" not in str(e.value)
