@@ -57,8 +57,46 @@ def _context():
         ctx = mp.get_context("forkserver")
         # what every job needs, imported once in the forkserver rather than in each worker
         ctx.set_forkserver_preload(["delve_bench.run.isolate", "pandas", "scipy.special"])
+        _start_forkserver()
         _CTX = ctx
     return _CTX
+
+
+def _start_forkserver() -> None:
+    """Start the forkserver ignoring SIGINT, with pyarrow's memory pool set to the system
+    allocator.
+
+    SIGINT: the forkserver imports its preload (a second or more on a busy machine) before
+    it ignores SIGINT itself, and a Ctrl-C in that window would kill it with a traceback
+    on the terminal; an ignored signal stays ignored through exec. The parent blocks
+    SIGINT meanwhile, so a Ctrl-C during the spawn is delivered to it (a
+    KeyboardInterrupt) as soon as its handler is back.
+
+    pyarrow: pandas imports pyarrow where it is installed, and pyarrow's default pool
+    (mimalloc) reserves about 1 GB of address space at its first use. RLIMIT_DATA counts
+    reserved address space, so a worker would be left with a fraction of its
+    ``--memory-limit`` (knn-cv-1 at n = 1024 failed at --jobs 16 on a 24 GB machine).
+    pyarrow reads the setting when it is imported, so it is given to the forkserver, which
+    imports pandas for every worker; the caller's own environment is left as it was."""
+    from multiprocessing import forkserver
+
+    key, old = "ARROW_DEFAULT_MEMORY_POOL", os.environ.get("ARROW_DEFAULT_MEMORY_POOL")
+    if old is None:
+        os.environ[key] = "system"
+    try:
+        if threading.current_thread() is not threading.main_thread():
+            forkserver.ensure_running()  # signal handlers can only be set in the main thread
+            return
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            forkserver.ensure_running()
+        finally:
+            signal.signal(signal.SIGINT, handler)
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    finally:
+        if old is None:
+            os.environ.pop(key, None)
 
 
 def _die_with_parent() -> None:

@@ -21,6 +21,7 @@ import platform
 import shutil
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -33,7 +34,7 @@ from ..methods.base import Budget, FitContext, Method, Prediction
 from ..methods.registry import DEFAULT_TIME_SCALE, fraction_name, method_spec
 from ..rng import derived_seed
 from ..tasks.names import TaskRef
-from ..tasks.spec import prototask_spec
+from ..tasks.spec import PrototaskSpec, prototask_spec
 from ..workspace import Workspace
 from . import provenance
 from .instance import EncodedInstance, load_instance
@@ -63,6 +64,8 @@ DEFAULT_HARD_LIMIT = 3600.0
 
 Status = Literal["ok", "failed", "skipped", "locked", "interrupted"]
 BudgetMode = Literal["cpu", "work"]
+#: instance -> its expected fingerprint (:func:`fingerprints`)
+Fingerprints = Callable[[int], dict]
 
 
 @dataclass(frozen=True)
@@ -189,16 +192,30 @@ def default_memory_limit(concurrent: int) -> int | None:
     return max(MIN_MEMORY_LIMIT, int(0.9 * total / max(concurrent, 1)))
 
 
+def fingerprints(
+    ws: Workspace,
+    method: str,
+    ref: TaskRef,
+    options: RunOptions,
+    proto: PrototaskSpec | None = None,
+) -> Fingerprints:
+    """:func:`expected_fingerprint` of the instances of ``method`` on task ``ref``: the
+    method, budget and prototask fields are computed once, the index files per instance
+    (what lets the planner check thousands of finished results quickly). ``proto``: the
+    task's prototask spec, when the caller has it already."""
+    spec = method_spec(ws, method)
+    proto = proto or prototask_spec(ws, ref.dataset, ref.prototask)
+    budget = spec.make_budget(ref.size, options.mode, options.time_scale)
+    fixed = provenance.method_fields(spec) | provenance.budget_fields(
+        spec, options.mode, options.time_scale, budget.total
+    )
+    shared = provenance.prototask_fields(ws, proto)
+    return lambda i: fixed | provenance.task_fields(ws, proto, ref.size, i, shared)
+
+
 def expected_fingerprint(ws: Workspace, job: Job, options: RunOptions) -> dict:
     """The fingerprint a result of ``job`` made with ``options`` gets (run.provenance)."""
-    spec = method_spec(ws, job.method)
-    proto = prototask_spec(ws, job.ref.dataset, job.ref.prototask)
-    budget = spec.make_budget(job.ref.size, options.mode, options.time_scale)
-    return (
-        provenance.method_fields(spec)
-        | provenance.budget_fields(spec, options.mode, options.time_scale, budget.total)
-        | provenance.task_fields(ws, proto, job.ref.size, job.instance)
-    )
+    return fingerprints(ws, job.method, job.ref, options)(job.instance)
 
 
 def discard_partial(ws: Workspace, job: Job) -> None:

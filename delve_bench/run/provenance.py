@@ -134,11 +134,10 @@ def _task_spec_sha(ws: Workspace, proto: PrototaskSpec) -> str:
     return _TASK_SHA[proto]
 
 
-def task_fields(ws: Workspace, proto: PrototaskSpec, size: int, instance: int) -> dict:
-    """The fingerprint fields of a task instance: its spec, splits and data."""
+def prototask_fields(ws: Workspace, proto: PrototaskSpec) -> dict:
+    """The fingerprint fields every instance of a prototask shares: its spec, case order
+    and data (computed once per prototask where many instances are fingerprinted)."""
     ds = dataset_spec(ws, proto.dataset)
-    tdir = proto.dir / f"std.{size}"
-    train, test = file_sha(tdir / f"train.{instance}"), file_sha(tdir / f"test.{instance}")
     data: str | None
     if ds.sha256:
         data = ds.sha256[:16]
@@ -154,8 +153,28 @@ def task_fields(ws: Workspace, proto: PrototaskSpec, size: int, instance: int) -
         "task.random_order": "retain"
         if proto.order == "retain"
         else file_sha(proto.dir / "Random-order"),
-        "task.index": _sha(f"{train} {test}".encode()),
         "task.data": data,
+    }
+
+
+def task_fields(
+    ws: Workspace,
+    proto: PrototaskSpec,
+    size: int,
+    instance: int,
+    shared: dict | None = None,
+) -> dict:
+    """The fingerprint fields of a task instance: its spec, splits and data.
+
+    ``shared``: :func:`prototask_fields` of ``proto``, when the caller has it already."""
+    shared = shared or prototask_fields(ws, proto)
+    tdir = proto.dir / f"std.{size}"
+    train, test = file_sha(tdir / f"train.{instance}"), file_sha(tdir / f"test.{instance}")
+    return {
+        "task.spec": shared["task.spec"],
+        "task.random_order": shared["task.random_order"],
+        "task.index": _sha(f"{train} {test}".encode()),
+        "task.data": shared["task.data"],
     }
 
 

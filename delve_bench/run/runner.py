@@ -19,6 +19,7 @@ from ..tasks.spec import prototask_spec
 from ..workspace import Workspace
 from . import dask_backend, isolate
 from .job import (
+    Fingerprints,
     Job,
     Limits,
     Outcome,
@@ -26,6 +27,7 @@ from .job import (
     discard_partial,
     execute,
     expected_fingerprint,
+    fingerprints,
     hard_limits,
 )
 from .provenance import stale_fields
@@ -90,6 +92,7 @@ def plan_jobs(
                 )
             idx = [i for i in idx if i in instances]
         for m in methods:
+            fingerprint: Fingerprints | None = None  # made when a finished result is met
             for i in idx:
                 job = Job(m, ref, i)
                 if options.force:
@@ -100,7 +103,11 @@ def plan_jobs(
                 if state in ("missing", "corrupt"):
                     plan.todo.append(job)
                     continue
-                fields = outdated_fields(ws, job, options, state, read_meta(d) or {}, limits)
+                if fingerprint is None:
+                    fingerprint = fingerprints(ws, m, ref, options, proto)
+                fields = outdated_fields(
+                    ws, job, options, state, read_meta(d) or {}, limits, fingerprint(i)
+                )
                 if fields:
                     plan.todo.append(job)
                     plan.stale[job] = fields
@@ -121,13 +128,17 @@ def outdated_fields(
     state: str,
     meta: dict,
     limits_cache: dict | None = None,
+    expected: dict | None = None,
 ) -> list[str]:
     """Why a recorded result of ``job`` (``state`` ``ok`` or ``failed``, its ``meta``) must
     be redone with ``options``: the fingerprint fields that differ from what these settings
     give (run.provenance) and, for a failure, the hard limits that changed since it failed
     (it may pass now). Empty: the result stands. The one rule of ``delve run`` and
-    ``delve study run|status``, for results in a store or packed in a study."""
-    fields = stale_fields(meta.get("fingerprint"), expected_fingerprint(ws, job, options))
+    ``delve study run|status``, for results in a store or packed in a study. ``expected``:
+    the job's :func:`~.job.expected_fingerprint`, when the caller has it already."""
+    if expected is None:
+        expected = expected_fingerprint(ws, job, options)
+    fields = stale_fields(meta.get("fingerprint"), expected)
     if state == "failed" and not fields:
         cache = {} if limits_cache is None else limits_cache
         key = (job.method, job.ref.size)

@@ -359,6 +359,7 @@ def task_instances(ws: Workspace, method: str, ref: TaskRef, layout) -> list[Ins
         method_part = {}
     out: list[InstanceStatus] = []
     complete: list[tuple[int, dict, dict]] = []  # (position, meta, reference without budget)
+    shared: dict | None = None  # the prototask's fields, read at the first complete instance
     for inst in layout.instances:
         d = result_dir(ws, method, ref, inst.index)
         state = instance_state(d)
@@ -367,7 +368,8 @@ def task_instances(ws: Workspace, method: str, ref: TaskRef, layout) -> list[Ins
             out.append(InstanceStatus(inst.index, state, meta))
             continue
         meta = read_meta(d) or {}
-        reference = method_part | pv.task_fields(ws, layout.proto, layout.size, inst.index)
+        shared = shared or pv.prototask_fields(ws, layout.proto)
+        reference = method_part | pv.task_fields(ws, layout.proto, layout.size, inst.index, shared)
         complete.append((len(out), meta, reference))
         out.append(InstanceStatus(inst.index, "ok", meta))
     matching = [m for _, m, r in complete if not pv.stale_fields(m.get("fingerprint"), r)]

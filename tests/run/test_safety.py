@@ -174,3 +174,40 @@ def test_ctrl_c_during_a_forced_rerun_keeps_the_earlier_result(delve, tmp_path):
     time.sleep(0.5)
     assert {p: p.read_bytes() for p in sorted(res.rglob("*")) if p.is_file()} == before
     assert all(instance_state(res / str(i)) == "ok" for i in (0, 1))
+
+
+def _forkserver_of(pid: int, timeout: float = 60) -> int:
+    """The pid of the forkserver process ``pid`` starts (its child running
+    multiprocessing.forkserver), as soon as it exists."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        for task in Path(f"/proc/{pid}/task").glob("*"):
+            for child in (task / "children").read_text().split():
+                try:
+                    cmd = Path(f"/proc/{child}/cmdline").read_bytes()
+                except OSError:
+                    continue
+                if b"forkserver" in cmd:
+                    return int(child)
+        time.sleep(0.01)
+    raise AssertionError("no forkserver started")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
+def test_ctrl_c_while_the_workers_start_prints_no_traceback(tmp_path):
+    """Ctrl-C while the forkserver is still importing its preload (numpy, pandas, scipy:
+    most of a second) stops the run with its summary; the forkserver ignores it rather
+    than dying with a KeyboardInterrupt traceback on the terminal."""
+    p = _popen(tmp_path, "nap-1", "kin-8nm/std.64", "--instances", "0-3", "--jobs", "2", nap=600)
+    _forkserver_of(p.pid)
+    time.sleep(0.05)
+    os.killpg(p.pid, signal.SIGINT)
+    try:
+        _, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    assert p.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert "interrupted" in err or "aborted" in err, err
