@@ -124,6 +124,13 @@ def prototask_table(r: PrototaskReport) -> Table:
             " In brackets: the exact sign-flip permutation test over instances."
             if r.loss == "Z"
             else ""
+        )
+        + (
+            " It takes the instances as independent: here their training sets overlap, so it"
+            " is anti-conservative, like an uncorrected t-test; the corrected test is the one"
+            " to read."
+            if r.loss == "Z" and t0.design == "resampled"
+            else ""
         ),
         f"{PARTIAL}: fewer instances than the task (see note); {EMPTY}: the method gives no "
         f"{r.loss} loss; {NOT_RUN}: not run.",

@@ -104,6 +104,9 @@ def test_report_has_the_error_rate_table(study, delve):
     md = (tables / "banana-ida-error.md").read_text()
     assert "| method | std.400 error (%) | std.400 size |" in md
     assert (tables / "banana-ida-Z.md").is_file() and (tables / "ripley-orig-Z.md").is_file()
+    z = (tables / "banana-ida-Z.md").read_text()
+    assert "corrected resampled t-test (Nadeau & Bengio 2003)" in z and "sign-flip p = " in z
+    assert "is anti-conservative, like an uncorrected t-test" in z
     # the rankings' legend names the tests the classification designs use
     legend = (tables / "tests-Z.md").read_text()
     assert "corrected resampled t-test (Nadeau & Bengio 2003), resampled" in legend

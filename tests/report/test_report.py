@@ -144,7 +144,7 @@ def test_tables_match_delve_stats_and_compare(reported, comparisons, loss):
             stem = s["task"].rsplit("/", 1)[0].replace("/", "-")
             md = (tables / f"{stem}-{loss}.md").read_text()
             size = s["task"].rsplit("/", 1)[1]
-            shown = f"| {size} | {method} | none | {s['standardized']['mean']:.4g} ± {s['standardized']['se']:.2g} | "
+            shown = f"| {size} | {method} | to completion | {s['standardized']['mean']:.4g} ± {s['standardized']['se']:.2g} | "
             assert shown in md
     comps = comparisons[loss]
     assert {c["test"] for c in comps} == {"t", "F"}  # both designs are covered
@@ -324,7 +324,7 @@ def test_a_method_without_the_loss_gets_the_empty_set_mark(ran, tmp_path):
         "ridge-sk",
     ]
     md = (ws / "results/tables/kin-8nm-dist-L.md").read_text()
-    assert "| std.64 | ridge-sk | none | ∅ |" in md and "gives no L loss" in md
+    assert "| std.64 | ridge-sk | to completion | ∅ |" in md and "gives no L loss" in md
     svg = (ws / "results/plots/kin-8nm-dist-L.svg").read_text()
     assert 'id="empty-64-ridge-sk"' in svg and 'id="empty-128-ridge-sk"' in svg
     assert 'id="empty-64-lin-1"' not in svg
