@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from ..methods.registry import fraction_name, method_spec
 from ..run import plan_jobs, run_jobs
-from ..run.job import Job, Outcome
+from ..run.job import Job, Outcome, expected_fingerprint
 from ..run.provenance import describe_difference
 from ..run.runner import outdated_fields
 from ..run.store import instance_state, read_meta, result_dir
@@ -80,8 +80,6 @@ def _state(
     if any(f.endswith("hard_limit_s") for f in fields):
         why = "failed under other hard limits"
     else:
-        from ..run.job import expected_fingerprint
-
         now = expected_fingerprint(sws, job, options)
         why = describe_difference(meta.get("fingerprint"), now, fields)
     return "stale", meta, why
