@@ -42,7 +42,8 @@ def datasets(ctx: click.Context, output) -> None:
 @json_output
 @click.pass_context
 def tasks(ctx: click.Context, names: tuple[str, ...], output) -> None:
-    """List tasks (all, or of the given datasets/prototasks) with their instances."""
+    """List tasks (all, or of the given datasets/prototasks): design, instances, training
+    and test-set sizes, and losses (S A L, or Z Q L for a classification task)."""
     from .. import api
     from ..report.listing import format_tasks
 
