@@ -135,7 +135,8 @@ def prototask_table(r: PrototaskReport) -> Table:
         f"{PARTIAL}: fewer instances than the task (see note); {EMPTY}: the method gives no "
         f"{r.loss} loss; {NOT_RUN}: not run.",
         "budget: the budget mode and time scale the results were made with (cpu xF: the "
-        "1996 CPU budget times F; work: fixed work units; none: the method has no budget).",
+        "1996 CPU budget times F; work: fixed work units; to completion: the method has no "
+        "budget rule and runs until it is done).",
     )
     return Table(
         title=f"{r.name}: {loss_title(r.loss)}",
