@@ -55,9 +55,9 @@ def cpu_of(root: Path, name: str, task: str, key: str = "fit_cpu_seconds") -> fl
     return sum(vals) / len(vals) if vals else float("nan")
 
 
-def curve(root: Path, method: str, task: str, instances: str) -> list[tuple]:
-    names = [f"{method}@{format(f, 'g')}" for f in FRACTIONS] + [method]
-    r = delve(
+def run_cpu(root: Path, names: list[str], task: str, instances: str):
+    """``delve run`` of ``names`` in cpu mode at the full time scale, two jobs at a time."""
+    return delve(
         root,
         "run",
         *names,
@@ -75,6 +75,11 @@ def curve(root: Path, method: str, task: str, instances: str) -> list[tuple]:
         "2",
         "-q",
     )
+
+
+def curve(root: Path, method: str, task: str, instances: str) -> list[tuple]:
+    names = [f"{method}@{format(f, 'g')}" for f in FRACTIONS] + [method]
+    r = run_cpu(root, names, task, instances)
     if r.returncode not in (0, 1):
         raise SystemExit(r.stderr)
     rows = []
@@ -97,23 +102,7 @@ def ese_curve(root: Path, task: str, instances: str, scales) -> list[tuple]:
     rows = []
     for ts in scales:
         name = "mlp-ese-1" if ts == FULL else f"mlp-ese-1@{format(ts / FULL, 'g')}"
-        delve(
-            root,
-            "run",
-            name,
-            task,
-            "--instances",
-            instances,
-            "--budget-mode",
-            "cpu",
-            "--time-scale",
-            str(FULL),
-            "--hard-limit",
-            "3000",
-            "--jobs",
-            "2",
-            "-q",
-        )
+        run_cpu(root, [name], task, instances)
         s = stats(root, name, task)
         if s:
             rows.append(

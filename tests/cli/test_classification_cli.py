@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats as sps
+from support import run_delve
 
 
 @pytest.fixture(scope="module")
@@ -22,26 +20,14 @@ def study(tmp_path_factory):
     (root / "methods" / "sk-knn.yaml").write_text(
         "plugin: sklearn.neighbors:KNeighborsClassifier\nparams: {n_neighbors: 15}\n"
     )
-    r = _delve(root, "run", "logistic-1", "sk-knn", "ripley/orig", "banana/ida/std.400")
+    r = run_delve(root, "run", "logistic-1", "sk-knn", "ripley/orig", "banana/ida/std.400")
     assert r.returncode == 0, r.stderr
     return root
 
 
-def _delve(root, *args):
-    env = dict(os.environ, DELVE_ROOT=str(root))
-    return subprocess.run(
-        [sys.executable, "-m", "delve_bench", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=str(root),
-        timeout=600,
-    )
-
-
 @pytest.fixture
 def delve(study):
-    return lambda *args: _delve(study, *args)
+    return lambda *args: run_delve(study, *args)
 
 
 @pytest.mark.slow  # its module fixture runs `delve` in subprocesses

@@ -7,16 +7,15 @@ from __future__ import annotations
 import csv
 import json
 import math
-import os
 import re
 import shutil
 import struct
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+import support
 
 from delve_bench.report.collect import method_order, p_digit
 from delve_bench.report.diagram import y_axis
@@ -26,15 +25,7 @@ SIZES = {"kin-8nm-dist": (64, 128), "boston-price": (32, 64)}
 
 
 def delve(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    env = dict(os.environ, DELVE_ROOT=str(root), PYTHONUNBUFFERED="1")
-    r = subprocess.run(
-        [sys.executable, "-m", "delve_bench", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=str(root),
-        timeout=600,
-    )
+    r = support.run_delve(root, *args)
     if check and r.returncode != 0:
         raise AssertionError(f"delve {' '.join(args)} exited {r.returncode}: {r.stderr[-2000:]}")
     return r
