@@ -196,13 +196,25 @@ def study_report(ctx: click.Context, name, check) -> None:
 )
 @click.argument("name")
 @alpha_option(0.01, "Significance level of the rerun test for methods with a CPU budget.")
+@click.option(
+    "--margin",
+    type=click.FloatRange(min=0),
+    default=0.2,
+    show_default=True,
+    help="A CPU-budget rerun fails only when significantly worse than the committed "
+    "loss times 1 + F.",
+)
 @click.pass_context
-def study_verify(ctx: click.Context, name, alpha) -> None:
+def study_verify(ctx: click.Context, name, alpha, margin) -> None:
     """CI checks of study NAME: report byte-identical, sample reruns reproduce."""
     from ..study.verify import verify_study
 
     checks = verify_study(
-        _ws(ctx), _load(ctx, name), alpha, progress=lambda s: click.echo(f"... {s}", err=True)
+        _ws(ctx),
+        _load(ctx, name),
+        alpha,
+        margin,
+        progress=lambda s: click.echo(f"... {s}", err=True),
     )
     for c in checks:
         click.echo(f"{'ok  ' if c.ok else 'FAIL'} {c.name}: {c.detail}")
