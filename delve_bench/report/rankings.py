@@ -22,7 +22,7 @@ The pair table says, for every pair, what each view concludes, and where they di
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -109,6 +109,7 @@ class Rankings:
     pairs: tuple[PairVerdict, ...]
     units: tuple[str, ...]  # every unit reported
     designs: tuple[str, ...] = ()  # the tasks' designs, in order of appearance
+    covered: dict[str, int] = field(default_factory=dict)  # units with a value, per method
 
     def wins(self, m: str) -> int:
         """Units x opponents that ``m`` beats (corrected per-task tests)."""
@@ -194,7 +195,11 @@ class Rankings:
             )
         left_out = [m for m in self.methods if m not in self.ranked]
         if left_out:
-            out.append(f"Not ranked (no value on any {self.unit}): {', '.join(left_out)}.")
+            n = len(self.units)
+            out.append(
+                f"Not in the Friedman test (a value on fewer {self.unit}s than the others, "
+                f"of {n}): " + ", ".join(f"{m} ({self.covered[m]})" for m in left_out) + "."
+            )
         return tuple(out)
 
 
@@ -243,8 +248,12 @@ def rankings(
         )
     units = list(dict.fromkeys(_unit_of(t, unit) for t in tasks))
 
-    # Friedman: methods with any value; blocks: units with a task where all have one
-    ranked = [m for m in methods if any(t.cells[m].has_value for t in tasks)]
+    # Friedman needs a complete block design: the methods with a value on the most units
+    # (a method still running, or run on a few prototasks only, would otherwise leave no
+    # complete block); blocks: units with a task where all of them have one
+    covered = {m: len({_unit_of(t, unit) for t in tasks if t.cells[m].has_value}) for m in methods}
+    most = max(covered.values(), default=0)
+    ranked = [m for m in methods if most and covered[m] == most]
     block_rows, block_names = [], []
     for u in units:
         full = [
@@ -322,6 +331,7 @@ def rankings(
         pairs=tuple(pairs),
         units=tuple(units),
         designs=tuple(dict.fromkeys(t.design for t in tasks)),
+        covered=covered,
     )
 
 

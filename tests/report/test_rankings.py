@@ -124,3 +124,27 @@ def test_bounded_quasi_f_counts_as_p_005_and_disagreements_are_explained():
     assert any("No Friedman test" in n for n in rk.legend())
     tbl = disagree_table(rk)
     assert "Holm" in tbl.title
+
+
+def test_a_method_on_fewer_prototasks_is_left_out_of_the_friedman_test_not_the_others():
+    """A study still running: one method has a value on 1 of 14 prototasks. The Friedman
+    test keeps its complete block design over the other methods (Demšar's example) and
+    says which method it left out and why; the pairwise tests still include it."""
+    reports = []
+    for i, row in enumerate(DEMSAR_RANKS):
+        means = dict(zip(NAMES, row, strict=True))
+        if i == 0:
+            means["late"] = 0.1
+        reports.append(proto(f"d{i}", "p", [task(f"d{i}", "p", 64, means, {})], [*NAMES, "late"]))
+    for r in reports[1:]:
+        t = r.tasks[0]
+        t.cells["late"] = MethodCell(method="late", status="not run", task_instances=8)
+    rk = rankings(reports, [*NAMES, "late"], "S")
+    assert rk.friedman is not None and rk.friedman.blocks == 14
+    assert rk.ranked == tuple(NAMES) and round(rk.friedman.cd, 2) == 1.25
+    notes = " ".join(rankings_table(rk).notes)
+    assert (
+        "Not in the Friedman test (a value on fewer prototasks than the others, of 14): late (1)"
+        in notes
+    )
+    assert any("late" in (t.a, t.b) for t in rk.tests)
