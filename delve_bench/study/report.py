@@ -10,7 +10,7 @@ byte for byte with the committed one. Output: ``results/<study>/report/``:
 * ``<dataset>-<prototask>/`` the same for prototasks with more losses (boston: S, A, L);
 * the study's displays (:mod:`.displays`) under ``tables/`` and ``figures/``;
 * ``RESULTS.md``: the summary table, links, and the claims of the papers beside what
-  the results show (:mod:`.claims`).
+  the results show (:mod:`.results_md`, :mod:`.claims`).
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from ..report.collect import PrototaskReport, collect, method_order
 from ..report.overview import overview
 from ..workspace import Workspace
 from . import displays as dp
-from .claims import write_results_md
 from .pack import pack, unpack
+from .results_md import write_results_md
 from .spec import Study
 
 #: figures as PNG only: the committed results must stay small (an SVG diagram with its

@@ -1,0 +1,228 @@
+"""The published claims a study checks: each rule's verdict on hand-made results that
+agree and that disagree, and when a finding is provisional or missing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from delve_bench.report.collect import MethodCell, PairCell, PrototaskReport, TaskReport
+from delve_bench.report.overview import Overview, overview
+from delve_bench.study import claims as cl
+from delve_bench.study import published as pub
+from delve_bench.study.displays import StudyView
+from delve_bench.tasks.names import TaskRef
+
+SIZES = (64, 128, 256, 512, 1024)
+
+
+def cell(m: str, mean: float | None) -> MethodCell:
+    if mean is None:
+        return MethodCell(method=m, status="not run", task_instances=4, missing=(0, 1, 2, 3))
+    return MethodCell(
+        method=m,
+        status="ok",
+        task_instances=4,
+        used=(0, 1, 2, 3),
+        summary={"mean": mean, "standardized": {"mean": mean, "se": 0.01}},
+    )
+
+
+def task(ds: str, size: int, means: dict, sig: set[tuple[str, str]]) -> TaskReport:
+    """``sig``: (winner, loser) pairs whose paired test is significant."""
+    ms = list(means)
+    pairs = {}
+    for i, a in enumerate(ms):
+        for b in ms[i + 1 :]:
+            if means[a] is None or means[b] is None:
+                continue
+            p = 0.01 if (a, b) in sig or (b, a) in sig else 0.5
+            pairs[(a, b)] = PairCell(
+                a=a,
+                b=b,
+                instances=(0, 1, 2, 3),
+                comparison={
+                    "p": p,
+                    "p_text": str(p),
+                    "difference": means[a] - means[b],
+                    "mean_a": means[a],
+                    "mean_b": means[b],
+                },
+            )
+    pt = "accel" if ds.startswith("pumadyn") else "dist" if ds.startswith("kin") else "rej"
+    return TaskReport(
+        ref=TaskRef(ds, pt, size),
+        design="hierarchical",
+        task_instances=4,
+        test_size=512,
+        cells={m: cell(m, v) for m, v in means.items()},
+        pairs=pairs,
+    )
+
+
+@dataclass
+class FakeView(StudyView):
+    """A StudyView over hand-made reports; meta.json values come from ``info``."""
+
+    info: dict = field(default_factory=dict)  # method -> info dict of every instance
+
+    def metas(self, name, t):
+        return [{"status": "ok", "info": self.info[name]}] * 4 if name in self.info else []
+
+
+def view_of(tasks: list[TaskReport], methods: list[str], info=None) -> tuple[FakeView, Overview]:
+    by_ds: dict[str, list[TaskReport]] = {}
+    for t in tasks:
+        by_ds.setdefault(t.ref.dataset, []).append(t)
+    reports = [
+        PrototaskReport(
+            dataset=ds,
+            prototask=ts[0].ref.prototask,
+            loss="S",
+            methods=tuple(methods),
+            tasks=tuple(ts),
+        )
+        for ds, ts in by_ds.items()
+    ]
+    v = FakeView(ws=None, reports=reports, methods=methods, info=info or {})  # type: ignore[arg-type]
+    return v, overview(reports, methods, "S")
+
+
+def mars_tasks(bagged: float, sig_worse: bool = False) -> list[TaskReport]:
+    out = []
+    for ds in ("kin-8nm", "pumadyn-8nm"):
+        for n in SIZES:
+            means = {"mars3.6-1": 0.5, "mars3.6-bag-1": bagged}
+            sig = {("mars3.6-1", "mars3.6-bag-1")} if sig_worse else set()
+            out.append(task(ds, n, means, sig))
+    return out
+
+
+def test_bagging_agrees_when_bagging_helps_and_disagrees_on_significant_harm():
+    v, ov = view_of(mars_tasks(0.4), ["mars3.6-1", "mars3.6-bag-1"])
+    f = cl._bagging(v, ov)
+    assert f is not None and f.verdict == cl.AGREES
+    assert f.shown.startswith("bagging lowered the expected loss on 10 of 10 tasks")
+    v, ov = view_of(mars_tasks(0.6, sig_worse=True), ["mars3.6-1", "mars3.6-bag-1"])
+    f = cl._bagging(v, ov)
+    assert f is not None and f.verdict == cl.DISAGREES
+    assert "of the 10 increases, 10 significant" in f.shown
+
+
+def test_a_claim_is_provisional_while_its_methods_have_results_to_come():
+    ts = mars_tasks(0.4)
+    # bagged MARS has not run on the last two tasks yet
+    for t in ts[-2:]:
+        t.cells["mars3.6-bag-1"] = cell("mars3.6-bag-1", None)
+    v, ov = view_of(ts, ["mars3.6-1", "mars3.6-bag-1"])
+    bag = cl.THESIS_CLAIMS[0]
+    (e,) = cl.evaluate([bag], v, ov, {"mars3.6-1": 10, "mars3.6-bag-1": 10})
+    assert e.finding is not None and e.provisional
+    assert e.verdict == "agrees (provisional: 18 of 20 task results)"
+    assert "on 8 of 8 tasks" in e.finding.shown
+    # complete: the verdict stands alone
+    v, ov = view_of(mars_tasks(0.4), ["mars3.6-1", "mars3.6-bag-1"])
+    (e,) = cl.evaluate([bag], v, ov, {"mars3.6-1": 10, "mars3.6-bag-1": 10})
+    assert e.verdict == "agrees" and not e.provisional
+
+
+def test_a_claim_whose_needed_method_has_no_result_has_no_finding():
+    ts = mars_tasks(0.4)
+    for t in ts:
+        t.cells["mars3.6-bag-1"] = cell("mars3.6-bag-1", None)
+    v, ov = view_of(ts, ["mars3.6-1", "mars3.6-bag-1"])
+    (e,) = cl.evaluate(cl.THESIS_CLAIMS[:1], v, ov, {"mars3.6-1": 10, "mars3.6-bag-1": 10})
+    assert e.finding is None and e.verdict == "not enough results yet"
+
+
+def test_kendall_tau():
+    assert cl._kendall_tau(["a", "b", "c"], ["a", "b", "c"]) == 1.0
+    assert cl._kendall_tau(["c", "b", "a"], ["a", "b", "c"]) == -1.0
+    assert cl._kendall_tau(["a", "c", "b"], ["a", "b", "c"]) == pytest.approx(1 / 3)
+
+
+def barrio_tasks(order: list[str], wins: int) -> list[TaskReport]:
+    """12 tasks on which the methods' losses follow ``order`` (best first); on the first
+    ``wins`` tasks every better method beats every worse one significantly."""
+    out = []
+    for k, ds in enumerate(pub.BARRIO_PROTOTASKS):
+        means = {m: 0.1 * (1 + order.index(m)) for m in pub.BARRIO_ORDER}
+        sig = {(a, b) for i, a in enumerate(order) for b in order[i + 1 :]} if k < wins else set()
+        out.append(task(ds, 1024, means, sig))
+    return out
+
+
+def test_barrio_ranking_agrees_in_the_published_order_and_disagrees_reversed():
+    ms = list(pub.BARRIO_ORDER)
+    v, ov = view_of(barrio_tasks(list(pub.BARRIO_RANKING), 3), ms)
+    f = cl._barrio_rank(v, ov)
+    assert f is not None and f.verdict == cl.AGREES
+    assert f.shown.startswith("by net significant wins: ABF (+21), Oscil(5) (+15)")
+    assert "Kendall's tau with the published order 1.00" in f.shown
+    v, ov = view_of(barrio_tasks(list(reversed(pub.BARRIO_RANKING)), 3), ms)
+    f = cl._barrio_rank(v, ov)
+    assert (
+        f is not None
+        and f.verdict == cl.DISAGREES
+        and "tau with the published order -1.00" in f.shown
+    )
+    # OLS last with significant losses: it never wins
+    v, ov = view_of(barrio_tasks(list(pub.BARRIO_RANKING), 3), ms)
+    f = cl._ols_never(v, ov)
+    assert (
+        f is not None
+        and f.verdict == cl.AGREES
+        and f.shown.startswith("ols-cv-1 was significantly better than another method in 0 of 84")
+    )
+    f = cl._beat_ols(v, ov)
+    assert f is not None and f.verdict == cl.AGREES and "ABF 3 of 12" in f.shown
+
+
+def test_barrio_ranking_leaves_out_methods_still_running_and_names_them():
+    ms = list(pub.BARRIO_ORDER)
+    ts = barrio_tasks(list(pub.BARRIO_RANKING), 3)
+    for t in ts[6:]:
+        t.cells["svm-1"] = cell("svm-1", None)
+    v, ov = view_of(ts, ms)
+    f = cl._barrio_rank(v, ov)
+    assert f is not None and "SVM (" not in f.shown.split(";")[0]
+    assert f.shown.endswith("(not yet complete: SVM)")
+
+
+def test_model_size_claims_read_meta_json():
+    ms = list(pub.BARRIO_ORDER)
+    sizes = {
+        "ssge-pta10-1": 80,
+        "ssge-pta21-1": 60,
+        "ssge-sffs-1": 20,
+        "ssge-oscil5-1": 80,
+        "rvm-1": 25,
+        "svm-1": 700,
+    }
+    steps = {"ssge-pta10-1": 100, "ssge-pta21-1": 200, "ssge-sffs-1": 900, "ssge-oscil5-1": 300}
+    info: dict[str, dict] = {m: {"n_basis": n} for m, n in sizes.items()}
+    for m, k in steps.items():
+        info[m].update(adds=k - 10, removes=10)
+    info["rvm-1"]["iterations"] = 2000
+    v, ov = view_of(barrio_tasks(list(pub.BARRIO_RANKING), 3), ms, info)
+    f = cl._sffs_smallest(v, ov)
+    assert f is not None and f.verdict == cl.AGREES
+    assert (
+        f.shown
+        == "mean #BF at n = 1024: SFFS 20.0, RVM 25.0, PTA(2,1) 60.0, PTA(1,0) 80.0, Oscil(5) 80.0, SVM 700.0"
+    )
+    f = cl._oscil_size(v, ov)
+    assert f is not None and f.verdict == cl.AGREES
+    f = cl._most_steps(v, ov)
+    assert (
+        f is not None
+        and f.verdict == cl.AGREES
+        and f.shown.endswith("RVM 2000, SFFS 900, Oscil(5) 300, PTA(2,1) 200, PTA(1,0) 100")
+    )
+    # in the published ranking the sparsest (SFFS, RVM) rank low: bigger models win more
+    f = cl._sparse_worse(v, ov)
+    assert f is not None and f.verdict == cl.AGREES
+    info["ssge-sffs-1"]["n_basis"] = 90
+    f = cl._sffs_smallest(v, ov)
+    assert f is not None and f.verdict == cl.DISAGREES
