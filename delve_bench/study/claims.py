@@ -351,15 +351,27 @@ def _boston_lin_knn(view: StudyView, ov: Overview) -> Finding | None:
 def _boston_ese_map(view: StudyView, ov: Overview) -> Finding | None:
     better = [m for m in ("mars3.6-bag-1", "mlp-ese-1", "gp-map-1", "gp-mc-1", "mlp-mc-1")]
     better = [m for m in better if m in view.methods]
-    pairs = _boston_pairs(view, better)
-    mine = [p for p in pairs if "mlp-ese-1" in (p.a, p.b) or "gp-map-1" in (p.a, p.b)]
+    mine = [
+        (t, p)
+        for t in view.tasks()
+        if t.ref.dataset == "boston"
+        for p in t.pairs.values()
+        if p.comparison
+        and p.a in better
+        and p.b in better
+        and ({"mlp-ese-1", "gp-map-1"} & {p.a, p.b})
+    ]
     if not mine:
         return None
-    wins = [p for p in mine if p.significant and p.winner in ("mlp-ese-1", "gp-map-1")]
+    wins = [(t, p) for t, p in mine if p.significant and p.winner in ("mlp-ese-1", "gp-map-1")]
     return Finding(
         f"mlp-ese-1 or gp-map-1 won significantly in {len(wins)} of {len(mine)} boston "
         f"comparisons among {', '.join(better)}"
-        + ("; " + ", ".join(f"{p.winner} over {p.loser}" for p in wins[:6]) if wins else ""),
+        + (
+            "; " + ", ".join(f"{p.winner} over {p.loser} at {t.ref.size}" for t, p in wins[:6])
+            if wins
+            else ""
+        ),
         "quasi-F test, p < 0.05; agrees: no win, partly: at most 10 %",
         AGREES if not wins else PARTLY if len(wins) <= 0.1 * len(mine) else DISAGREES,
     )
