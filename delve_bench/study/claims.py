@@ -528,6 +528,70 @@ def _small_gp_mc(view: StudyView, ov: Overview) -> Finding | None:
     )
 
 
+def _rel_se(t: TaskReport, m: str) -> float:
+    c = t.cells[m]
+    if c.se is None or c.mean is None:
+        raise ValueError(f"{m} has no value on {t.ref.full_name}")
+    return c.se / c.mean
+
+
+def _mc_error_bars(view: StudyView, ov: Overview) -> Finding | None:
+    protos = ("kin-8nm", "pumadyn-32nm", "pumadyn-32nh")
+    ts = [t for t in _tasks(view, "mlp-mc-1", kin_puma=False) if t.ref.size == 64]
+    ts = [t for t in ts if t.ref.dataset in protos]
+    if not ts:
+        return None
+    rows, wider = [], 0
+    for t in sorted(ts, key=lambda t: protos.index(t.ref.dataset)):
+        others = [m for m in view.methods if m != "mlp-mc-1" and t.cells[m].has_value]
+        med = float(np.median([_rel_se(t, m) for m in others]))
+        wider += _rel_se(t, "mlp-mc-1") > med
+        rows.append(f"{t.ref.dataset} {_rel_se(t, 'mlp-mc-1'):.2f} vs {med:.2f}")
+    return Finding(
+        "at n = 64, SE / expected loss of mlp-mc-1 vs the median of the other methods: "
+        + "; ".join(rows),
+        "agrees: wider on every one of the three, partly: on some",
+        AGREES if wider == len(ts) else PARTLY if wider else DISAGREES,
+    )
+
+
+def _kin_size_effect(view: StudyView, ov: Overview) -> Finding | None:
+    def gain(ds: str) -> tuple[float, int] | None:
+        ts = {t.ref.size: t for t in view.tasks() if t.ref.dataset == ds}
+        if 64 not in ts or 1024 not in ts:
+            return None
+        ms = [m for m in view.methods if ts[64].cells[m].has_value and ts[1024].cells[m].has_value]
+        return _gmean(_loss(ts[64], m) / _loss(ts[1024], m) for m in ms), len(ms)
+
+    nm, fh = gain("kin-8nm"), gain("kin-8fh")
+    if not nm or not fh:
+        return None
+    return Finding(
+        f"loss at n = 64 / at n = 1024 (geometric mean over methods): kin-8nm {nm[0]:.2f} "
+        f"({nm[1]} methods), kin-8fh {fh[0]:.2f} ({fh[1]} methods)",
+        "agrees: the ratio is larger on kin-8nm",
+        AGREES if nm[0] > fh[0] else DISAGREES,
+    )
+
+
+def _lin_small_32(view: StudyView, ov: Overview) -> Finding | None:
+    ts = {t.ref.size: t for t in view.tasks() if t.ref.dataset == "kin-32fh"}
+    if 64 not in ts or 1024 not in ts:
+        return None
+
+    def rel(t: TaskReport) -> float:
+        others = [m for m in view.methods if m != "lin-1" and t.cells[m].has_value]
+        return _loss(t, "lin-1") / float(np.median([_loss(t, m) for m in others]))
+
+    small, large = rel(ts[64]), rel(ts[1024])
+    return Finding(
+        f"kin-32fh: lin-1's loss / the median of the other methods' at n = 64 {small:.2f}, "
+        f"at n = 1024 {large:.2f}",
+        "agrees: larger at n = 64 and above 1 there",
+        AGREES if small > large and small > 1 else PARTLY if small > large else DISAGREES,
+    )
+
+
 _NEEDS_BASE = ("lin-1", "knn-cv-1", "mars3.6-bag-1", "mlp-ese-1")
 
 THESIS_CLAIMS: list[Claim] = [
@@ -610,6 +674,27 @@ THESIS_CLAIMS: list[Claim] = [
         "knn-cv-1 is much worse at lower noise (Fig. 5.17).",
         _NEEDS_BASE,
         _noise,
+        ("gp-map-1", "gp-mc-1", "mlp-mc-1", "mars3.6-1"),
+    ),
+    Claim(
+        "mlp-mc-1 has larger error bars for small training sets on kin-8nm, pumadyn-32nm and "
+        "pumadyn-32nh: its chain is slow to find the posterior peak (§5.4).",
+        ("mlp-mc-1", *_NEEDS_BASE),
+        _mc_error_bars,
+        ("gp-map-1", "gp-mc-1", "mars3.6-1"),
+    ),
+    Claim(
+        "kin-8nm: performance improves strongly with n; on kin-8fh n matters much less "
+        "(Figs. 5.6, 5.7).",
+        _NEEDS_BASE,
+        _kin_size_effect,
+        ("gp-map-1", "gp-mc-1", "mlp-mc-1", "mars3.6-1"),
+    ),
+    Claim(
+        "lin-1 has pronounced difficulties on the smallest instances of the fairly linear "
+        "32-input tasks (Fig. 5.8).",
+        ("lin-1", *_NEEDS_BASE),
+        _lin_small_32,
         ("gp-map-1", "gp-mc-1", "mlp-mc-1", "mars3.6-1"),
     ),
     Claim(
