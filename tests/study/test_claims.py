@@ -12,6 +12,7 @@ from delve_bench.report.overview import Overview, overview
 from delve_bench.study import claims as cl
 from delve_bench.study import published as pub
 from delve_bench.study.displays import StudyView
+from delve_bench.study.report import _only
 from delve_bench.tasks.names import TaskRef
 
 SIZES = (64, 128, 256, 512, 1024)
@@ -71,7 +72,10 @@ class FakeView(StudyView):
         return [{"status": "ok", "info": self.info[name]}] * 4 if name in self.info else []
 
 
-def view_of(tasks: list[TaskReport], methods: list[str], info=None) -> tuple[FakeView, Overview]:
+def view_of(
+    tasks: list[TaskReport], methods: list[str], info=None, main: list[str] | None = None
+) -> tuple[FakeView, Overview]:
+    """The view over ``tasks``; ``main``: the study's methods without snapshots."""
     by_ds: dict[str, list[TaskReport]] = {}
     for t in tasks:
         by_ds.setdefault(t.ref.dataset, []).append(t)
@@ -85,8 +89,9 @@ def view_of(tasks: list[TaskReport], methods: list[str], info=None) -> tuple[Fak
         )
         for ds, ts in by_ds.items()
     ]
-    v = FakeView(ws=None, reports=reports, methods=methods, info=info or {})  # type: ignore[arg-type]
-    return v, overview(reports, methods, "S")
+    main = main or methods
+    v = FakeView(ws=None, reports=reports, methods=main, info=info or {})  # type: ignore[arg-type]
+    return v, overview(_only(reports, main), main, "S")
 
 
 def mars_tasks(bagged: float, sig_worse: bool = False) -> list[TaskReport]:
@@ -226,3 +231,110 @@ def test_model_size_claims_read_meta_json():
     info["ssge-sffs-1"]["n_basis"] = 90
     f = cl._sffs_smallest(v, ov)
     assert f is not None and f.verdict == cl.DISAGREES
+
+
+# ---- the thesis' claims: a world in which every one of them holds ----------------------
+
+THESIS_MAIN = [
+    "lin-1",
+    "knn-cv-1",
+    "mars3.6-bag-1",
+    "mlp-ese-1",
+    "gp-map-1",
+    "gp-mc-1",
+    "mlp-mc-1",
+    "mars3.6-1",
+]
+BASE = {
+    "gp-mc-1": 0.30,
+    "gp-mc-1@0.25": 0.30,
+    "gp-map-1": 0.31,
+    "mlp-mc-1": 0.32,
+    "mlp-mc-1@0.25": 0.35,
+    "mlp-mc-1@0.0625": 0.38,
+    "mlp-ese-1": 0.40,
+    "mars3.6-bag-1": 0.42,
+    "mars3.6-1": 0.45,
+    "lin-1": 0.60,
+    "knn-cv-1": 0.70,
+}
+THESIS_PROTOS = [
+    "kin-8fh",
+    "kin-8fm",
+    "kin-8nh",
+    "kin-8nm",
+    "kin-32fh",
+    "pumadyn-8fh",
+    "pumadyn-8nm",
+    "pumadyn-32nh",
+    "pumadyn-32nm",
+]
+
+
+def thesis_loss(m: str, ds: str, n: int) -> float:
+    """Losses shaped by the thesis' chapter-5 findings."""
+    kind = ds.split("-")[1]  # e.g. 8nm: inputs, linearity, noise
+    family, inputs, lin, noise = ds.split("-")[0], kind[:-2], kind[-2], kind[-1]
+    base = m.split("@")[0]
+    y = BASE[m]
+    if base == "mlp-ese-1":
+        y *= 1.3 ** ((lin == "n") + (inputs == "32") + (family == "pumadyn"))
+    if base.startswith("mars") and family == "kin":
+        y *= 1.3
+    if base == "lin-1":
+        y *= 1.5 if lin == "n" else 1.0
+        y *= 2.0 if inputs == "32" and lin == "f" and n == 64 else 1.0
+    if base == "knn-cv-1" and noise == "m":
+        y *= 1.5
+    if ds == "pumadyn-32nm":
+        y = {"lin-1": 1.05, "knn-cv-1": 1.1, "mlp-ese-1": 0.9}.get(base, y)
+    return y * (1 + (2.0 if ds == "kin-8nm" else 0.3) * 64 / n)
+
+
+def thesis_world() -> list[TaskReport]:
+    names = list(BASE)
+    out = []
+    for ds in THESIS_PROTOS:
+        for n in SIZES:
+            means = {m: thesis_loss(m, ds, n) for m in names}
+            sig = {(a, b) for a in names for b in names if a != b}
+            t = task(ds, n, means, sig)
+            if n == 64 and ds in ("kin-8nm", "pumadyn-32nm", "pumadyn-32nh"):
+                c = t.cells["mlp-mc-1"]
+                t.cells["mlp-mc-1"] = MethodCell(
+                    method=c.method,
+                    status="ok",
+                    task_instances=4,
+                    used=c.used,
+                    summary={"mean": c.mean, "standardized": {"mean": c.mean, "se": 0.1}},
+                )
+            out.append(t)
+    for n in (32, 64, 128):  # boston: nothing significant, lin-1 and knn-cv-1 the worst
+        out.append(task("boston", n, {m: BASE[m] for m in names}, set()))
+    return out
+
+
+def test_every_thesis_claim_agrees_in_a_world_shaped_by_the_thesis():
+    v, ov = view_of(thesis_world(), list(BASE), main=THESIS_MAIN)
+    planned = {m: len(SIZES) * len(THESIS_PROTOS) + 3 for m in THESIS_MAIN}
+    found = cl.evaluate(cl.THESIS_CLAIMS, v, ov, planned)
+    assert len(found) == 21
+    verdicts = {e.claim.text: e.verdict for e in found}
+    assert set(verdicts.values()) == {"agrees"}, verdicts
+
+
+def test_thesis_claims_disagree_when_the_world_does():
+    ts = thesis_world()
+    for t in ts:  # knn-cv-1 becomes the best method everywhere, gp-map-1 the worst
+        c = t.cells
+        c["knn-cv-1"], c["gp-map-1"] = (
+            cell("knn-cv-1", 0.5 * min(x.mean for x in c.values())),
+            cell("gp-map-1", 2.0 * max(x.mean for x in c.values())),
+        )
+    v, ov = view_of(ts, list(BASE), main=THESIS_MAIN)
+    f = cl._knn_rank(v, ov)
+    assert f is not None and f.verdict == cl.DISAGREES and "place 1 of 8" in f.shown
+    f = cl._small_gp_mc(v, ov)
+    assert f is not None and f.verdict == cl.AGREES  # gp-mc-1 beats a worse gp-map-1
+    f = cl._pumadyn32_ese(v, ov)
+    assert f is not None and f.verdict == cl.PARTLY  # above gp-mc-1, below gp-map-1
