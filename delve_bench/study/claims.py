@@ -24,7 +24,7 @@ import numpy as np
 from ..report.collect import TaskReport
 from ..report.overview import Overview
 from . import published as pub
-from .displays import StudyView, _characteristic
+from .displays import StudyView, characteristic, basis_steps, n_basis
 
 AGREES, PARTLY, DISAGREES = "agrees", "partly", "disagrees"
 
@@ -384,8 +384,8 @@ def _group_rank(view: StudyView, m: str, idx: int, a: str, b: str):
     among = _complete(view, view.methods, tasks)
     if m not in among:
         return None
-    ga = [t for t in tasks if _characteristic(t.ref.dataset, idx) == a]
-    gb = [t for t in tasks if _characteristic(t.ref.dataset, idx) == b]
+    ga = [t for t in tasks if characteristic(t.ref.dataset, idx) == a]
+    gb = [t for t in tasks if characteristic(t.ref.dataset, idx) == b]
     if not ga or not gb:
         return None
     return _mean_rank(view, m, ga, among), _mean_rank(view, m, gb, among), len(among)
@@ -437,7 +437,7 @@ def _noise(view: StudyView, ov: Overview) -> Finding | None:
         return None
 
     def rel(level: str) -> float:
-        ts = [t for t in tasks if _characteristic(t.ref.dataset, 3) == level]
+        ts = [t for t in tasks if characteristic(t.ref.dataset, 3) == level]
         return _gmean(
             _loss(t, "knn-cv-1") / float(np.median([_loss(t, o) for o in others])) for t in ts
         )
@@ -454,8 +454,8 @@ def _noise(view: StudyView, ov: Overview) -> Finding | None:
 def _mars_vs_ese(view: StudyView, ov: Overview) -> Finding | None:
     ts = _tasks(view, "mars3.6-bag-1", "mlp-ese-1")
     groups = {
-        "non-linear": [t for t in ts if _characteristic(t.ref.dataset, 2) == "n"],
-        "32 inputs": [t for t in ts if _characteristic(t.ref.dataset, 1) == "32"],
+        "non-linear": [t for t in ts if characteristic(t.ref.dataset, 2) == "n"],
+        "32 inputs": [t for t in ts if characteristic(t.ref.dataset, 1) == "32"],
     }
     if not all(groups.values()):
         return None
@@ -808,26 +808,11 @@ def _info_means(view: StudyView, value: Callable[[str, dict], float | None]) -> 
     return out
 
 
-def _n_basis(m: str, meta: dict) -> float | None:
-    return (meta.get("info") or {}).get("n_basis")
-
-
-def _steps(m: str, meta: dict) -> float | None:
-    info = meta.get("info") or {}
-    if m == "rvm-1":
-        return info.get("iterations")
-    if "adds" in info and "removes" in info:
-        return info["adds"] + info["removes"]
-    return None
-
-
 _SSGE = ("ssge-pta10-1", "ssge-pta21-1", "ssge-sffs-1", "ssge-oscil5-1")
 
 
 def _sffs_smallest(view: StudyView, ov: Overview) -> Finding | None:
-    sizes = {
-        m: v for m, v in _info_means(view, _n_basis).items() if m in (*_SSGE, "rvm-1", "svm-1")
-    }
+    sizes = {m: v for m, v in _info_means(view, n_basis).items() if m in (*_SSGE, "rvm-1", "svm-1")}
     if "ssge-sffs-1" not in sizes or "rvm-1" not in sizes:
         return None
     order = sorted(sizes, key=lambda m: sizes[m])
@@ -843,7 +828,7 @@ def _sffs_smallest(view: StudyView, ov: Overview) -> Finding | None:
 
 
 def _oscil_size(view: StudyView, ov: Overview) -> Finding | None:
-    sizes = _info_means(view, _n_basis)
+    sizes = _info_means(view, n_basis)
     if "ssge-oscil5-1" not in sizes or "ssge-pta10-1" not in sizes:
         return None
     o, p = sizes["ssge-oscil5-1"], sizes["ssge-pta10-1"]
@@ -856,7 +841,7 @@ def _oscil_size(view: StudyView, ov: Overview) -> Finding | None:
 
 def _sparse_worse(view: StudyView, ov: Overview) -> Finding | None:
     ms, _ = _complete_barrio(view, ov)
-    sizes = _info_means(view, _n_basis)
+    sizes = _info_means(view, n_basis)
     group = [m for m in (*_SSGE, "rvm-1") if m in ms and m in sizes]
     if len(group) < 3:
         return None
@@ -887,7 +872,7 @@ def _sffs_not_best(view: StudyView, ov: Overview) -> Finding | None:
 
 
 def _most_steps(view: StudyView, ov: Overview) -> Finding | None:
-    steps = _info_means(view, _steps)
+    steps = _info_means(view, basis_steps)
     if "ssge-sffs-1" not in steps or "rvm-1" not in steps or len(steps) < 3:
         return None
     order = sorted(steps, key=lambda m: -steps[m])

@@ -95,7 +95,7 @@ def _f(x: float | None, fmt: str = ".3g") -> str:
 # ---- geometric averages (Figs. 5.14-5.17) --------------------------------------------
 
 
-def _characteristic(dataset: str, idx: int) -> str | None:
+def characteristic(dataset: str, idx: int) -> str | None:
     """Family, inputs, linearity or noise (idx 0-3) of a kin/pumadyn dataset name."""
     m = _KIN_PUMA.match(dataset)
     return m.group(idx + 1) if m else None
@@ -172,7 +172,7 @@ def write_geometric(view: StudyView, out: Path) -> list[str]:
         [],
     )
     for fig_no, title, idx, labels in CHARACTERISTICS:
-        groups = {v: [t for t in tasks if _characteristic(t.ref.dataset, idx) == v] for v in labels}
+        groups = {v: [t for t in tasks if characteristic(t.ref.dataset, idx) == v] for v in labels}
         if sum(1 for g in groups.values() if g) < 2:
             continue
 
@@ -483,6 +483,23 @@ def _basis_table(view, out, stem, title, published, value, note) -> list[str]:
     return _write_table(out, stem, table, head, rows)
 
 
+def n_basis(method: str, meta: dict) -> float | None:
+    """Table 4's quantity from an instance's meta.json: basis functions of the final model
+    (support vectors for svm-1)."""
+    return (meta.get("info") or {}).get("n_basis")
+
+
+def basis_steps(method: str, meta: dict) -> float | None:
+    """Table 6's quantity from an instance's meta.json: added plus removed basis functions
+    (re-estimation iterations for rvm-1)."""
+    info = meta.get("info") or {}
+    if method == "rvm-1":
+        return info.get("iterations")
+    if "adds" in info and "removes" in info:
+        return info["adds"] + info["removes"]
+    return None
+
+
 def write_basis_size(view: StudyView, out: Path) -> list[str]:
     return _basis_table(
         view,
@@ -490,20 +507,12 @@ def write_basis_size(view: StudyView, out: Path) -> list[str]:
         "tables/barrio-table4",
         "Mean number of basis functions at n = 1024: ours / Barrio et al. Table 4",
         pub.BARRIO_TABLE4,
-        lambda m, x: (x.get("info") or {}).get("n_basis"),
+        n_basis,
         "Mean over the 4 instances of info.n_basis in meta.json (support vectors for svm-1).",
     )
 
 
 def write_basis_steps(view: StudyView, out: Path) -> list[str]:
-    def steps(m, x):
-        info = x.get("info") or {}
-        if m == "rvm-1":
-            return info.get("iterations")
-        if "adds" in info and "removes" in info:
-            return info["adds"] + info["removes"]
-        return None
-
     return _basis_table(
         view,
         out,
@@ -511,7 +520,7 @@ def write_basis_steps(view: StudyView, out: Path) -> list[str]:
         "Mean number of added plus removed basis functions at n = 1024 (RVM: re-estimation "
         "iterations): ours / Barrio et al. Table 6",
         pub.BARRIO_TABLE6,
-        steps,
+        basis_steps,
         "Mean over the 4 instances of info.adds + info.removes (rvm-1: info.iterations).",
     )
 
