@@ -24,7 +24,7 @@ import numpy as np
 from ..report.collect import TaskReport
 from ..report.overview import Overview
 from . import published as pub
-from .displays import StudyView, characteristic, basis_steps, n_basis
+from .displays import StudyView, basis_steps, characteristic, n_basis
 
 AGREES, PARTLY, DISAGREES = "agrees", "partly", "disagrees"
 
