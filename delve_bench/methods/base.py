@@ -328,6 +328,9 @@ class Method(ABC):
     wants_raw: bool = False
     #: True when the method implements :meth:`snapshot` (``METHOD@F`` from one run)
     anytime: bool = False
+    #: optional packages the method imports when it fits: {module: pip extra}; a missing
+    #: one is a one-line error before any job runs, not a failure of every job
+    requires: dict[str, str] = {}
 
     @abstractmethod
     def fit(self, X: np.ndarray, y: np.ndarray, ctx: FitContext) -> None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import importlib
+import importlib.util
 import inspect
 import re
 from dataclasses import dataclass, field
@@ -326,6 +327,12 @@ def checked_method(ws: Workspace, name: str) -> MethodSpec:
     spec = method_spec(ws, name)
     try:
         method = spec.instantiate()
+        for module, extra in method.requires.items():
+            if importlib.util.find_spec(module) is None:
+                raise DelveError(
+                    f"method {name} needs the package {module!r}, which is not installed: "
+                    f"pip install 'delve-bench[{extra}]'"
+                )
         from .sklearn import SklearnRegressor
 
         if isinstance(method, SklearnRegressor):  # it builds the estimator in fit: check now

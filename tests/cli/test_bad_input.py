@@ -71,6 +71,26 @@ def test_a_broken_method_yaml_only_breaks_commands_that_use_it(delve, tmp_path):
     delve("status", "lin-1", check=True)
 
 
+def test_a_method_whose_optional_package_is_missing_is_one_error_before_any_job_runs(
+    delve, tmp_path
+):
+    # svm-1 and svm-class-1 declare scikit-learn this way; a missing package used to fail
+    # every job of a study one by one
+    (tmp_path / "needy.py").write_text(
+        "from delve_bench.methods.lin import Lin1\n"
+        "class Needy(Lin1):\n"
+        "    requires = {'no_such_package_xyz': 'xyz'}\n"
+    )
+    (tmp_path / "methods").mkdir()
+    (tmp_path / "methods" / "needy-1.yaml").write_text("plugin: needy:Needy\n")
+    one_line_error(
+        delve("run", "needy-1", "kin-8nm/std.64"),
+        "method needy-1 needs the package 'no_such_package_xyz', which is not installed: "
+        "pip install 'delve-bench[xyz]'",
+    )
+    assert not (tmp_path / "results").exists()
+
+
 @pytest.mark.parametrize(
     "yaml_text,needle",
     [

@@ -475,6 +475,8 @@ class Svm(_BasisMethod):
     Engine: scikit-learn's SVR (libsvm) on inputs
     divided by the widths, so its ``gamma = 1`` kernel is exactly the ARD kernel."""
 
+    requires = {"sklearn": "sklearn"}
+
     def __init__(
         self,
         folds: int = 5,
@@ -487,13 +489,9 @@ class Svm(_BasisMethod):
         self.width_iterations, self.width_max_n = width_iterations, width_max_n
 
     def fit(self, X, y, ctx):
-        try:
-            from sklearn.model_selection import GridSearchCV, KFold
-            from sklearn.svm import SVR
-        except ImportError:
-            raise ImportError(
-                "svm-1 needs scikit-learn: pip install 'delve-bench[sklearn]'"
-            ) from None
+        from sklearn.model_selection import GridSearchCV, KFold  # checked: ``requires``
+        from sklearn.svm import SVR
+
         Xs, t = self._prepare(X, y)
         self.widths = self._abf_widths(Xs, t, ctx).widths
         sd = float(np.std(t)) or 1.0

@@ -28,18 +28,19 @@ class SvmClass1(Classifier):
     """svm-class-1 (see the module docstring)."""
 
     max_classes = 2
+    requires = {"sklearn": "sklearn"}
 
     def __init__(self, folds: int = 5, scales=SCALES, C_grid=C_GRID):
         self.folds, self.scales, self.C_grid = folds, tuple(scales), tuple(C_grid)
 
     def fit(self, X: np.ndarray, y: np.ndarray, ctx: FitContext) -> None:
-        try:
-            from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_predict
-            from sklearn.svm import SVC
-        except ImportError:
-            raise ImportError(
-                "svm-class-1 needs scikit-learn: pip install 'delve-bench[sklearn]'"
-            ) from None
+        from sklearn.model_selection import (  # checked: ``requires``
+            GridSearchCV,
+            StratifiedKFold,
+            cross_val_predict,
+        )
+        from sklearn.svm import SVC
+
         self._classes(y, ctx)
         y = np.asarray(y)
         med = median_sq_distance(X)
