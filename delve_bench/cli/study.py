@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -144,9 +145,16 @@ def study_status(ctx: click.Context, name, output) -> None:
     done = sum(r.done for r in rows)
     allj = sum(r.total for r in rows)
     unknown = sum(r.unknown for r in rows)
+    cores = os.cpu_count() or 1
     click.echo(
         f"{done} of {allj} results done; about {duration(total)} CPU left"
         + (f" (+ {unknown} instances without an estimate)" if unknown else "")
+        # jobs are single-threaded, so --jobs N divides the wall time at best by N
+        + (
+            f", at best {duration(total / cores)} with --jobs {cores}"
+            if total and cores > 1
+            else ""
+        )
     )
     base = ws.root / st.results
     size = sum(

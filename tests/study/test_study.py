@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import lzma
 import math
+import os
 import shutil
 
 import numpy as np
@@ -156,6 +157,8 @@ def test_a_study_runs_reports_checks_and_verifies_end_to_end(tmp_path, delve):
     _study(tmp_path, SMOKE, "smoke")
     r = delve("study", "status", "smoke", check=True)
     assert "0 of 16 results done" in r.stdout
+    cores = os.cpu_count() or 1
+    assert (f"with --jobs {cores}" in r.stdout) == (cores > 1)  # the best wall time
     delve("study", "run", "smoke", "--jobs", "2", check=True)
     r = delve("study", "status", "smoke", check=True)
     assert "16 of 16 results done" in r.stdout
