@@ -30,7 +30,7 @@ def _load(ctx: click.Context, name: str):
 
 @cli.group(
     epilog=examples(
-        "delve study status smoke          # progress and the CPU time left",
+        "delve study status smoke          # progress, CPU and best wall time left",
         "delve study run smoke --jobs 2    # run or resume, then pack the results",
         "delve study report smoke && delve study verify smoke",
     )
