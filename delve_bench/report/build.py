@@ -158,7 +158,9 @@ def write_report(
         if plot:
             from .cd import write_cd_diagram
 
-            cd_plots = [str(p.relative_to(out)) for p in write_cd_diagram(rk, out / "plots")]
+            cd_plots = [
+                str(p.relative_to(out)) for p in write_cd_diagram(rk, out / "plots", plot_formats)
+            ]
             res.plots += cd_plots
         summaries.append(
             LossSummary(overview=ov, tables=parts, rankings=ranking_parts, plots=cd_plots)

@@ -118,8 +118,11 @@ def draw_cd(rk: Rankings) -> Figure:
     return fig
 
 
-def write_cd_diagram(rk: Rankings, plots: Path) -> list[Path]:
-    """``plots/cd-<loss>.png`` and ``.svg`` (nothing when there is no Friedman test)."""
+def write_cd_diagram(
+    rk: Rankings, plots: Path, formats: tuple[str, ...] = ("svg", "png")
+) -> list[Path]:
+    """``plots/cd-<loss>.<format>`` for each of ``formats`` (nothing when there is no
+    Friedman test)."""
     if rk.friedman is None:
         return []
-    return save_figure(lambda: draw_cd(rk), plots / f"cd-{rk.loss}")
+    return save_figure(lambda: draw_cd(rk), plots / f"cd-{rk.loss}", formats)
