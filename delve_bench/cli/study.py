@@ -41,14 +41,26 @@ def study() -> None:
 
 @study.command(
     "run",
-    epilog=examples("delve study run smoke", "delve study run thesis --jobs 2 --retry-failed"),
+    epilog=examples(
+        "delve study run smoke",
+        "delve study run thesis --jobs 2 --retry-failed",
+        "delve study run thesis --method mlp-mc-1    # only that method (and its snapshots)",
+    ),
 )
 @click.argument("name")
 @executor_options("Run on a Dask cluster: a scheduler address, or local[:N].")
 @retry_failed_option
+@click.option(
+    "--method",
+    "-m",
+    "methods",
+    multiple=True,
+    metavar="METHOD",
+    help="Only this method of the study (repeatable); default: all.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
 @click.pass_context
-def study_run(ctx: click.Context, name, jobs, dask_address, retry_failed, quiet) -> None:
+def study_run(ctx: click.Context, name, jobs, dask_address, retry_failed, methods, quiet) -> None:
     """Run or resume every missing job of study NAME, then pack its results."""
     from ..errors import RunFailed
     from ..study.run import run_study
@@ -74,6 +86,7 @@ def study_run(ctx: click.Context, name, jobs, dask_address, retry_failed, quiet)
         retry_failed,
         progress=not quiet and sys.stderr.isatty(),
         on_group=on_group,
+        methods=methods,
     )
     failed = [o for o in outcomes if o.status == "failed"]
     ran = sum(o.status == "ok" for o in outcomes)

@@ -6,7 +6,7 @@ folded into the runs of their method."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..methods.registry import fraction_name, method_spec
@@ -167,14 +167,15 @@ def study_progress(ws: Workspace, study: Study) -> list[Progress]:
 
 
 def study_jobs(
-    ws: Workspace, study: Study, retry_failed: bool = False
+    ws: Workspace, study: Study, retry_failed: bool = False, methods: Sequence[str] = ()
 ) -> list[tuple[MethodPlan, list[Job]]]:
-    """The jobs still to run, grouped by method plan (its budget mode and time scale)."""
+    """The jobs still to run, grouped by method plan (its budget mode and time scale);
+    ``methods``: only these of the study's methods (default: all)."""
     sws = study.workspace(ws)
     study_dir = ws.root / study.results
     out = []
     cache = _States()
-    for plan in study.methods:
+    for plan in study.only(methods):
         refs = study.method_refs(ws, plan)
         todo = plan_jobs(
             sws,
@@ -208,13 +209,14 @@ def run_study(
     retry_failed: bool = False,
     progress: bool = True,
     on_group: Callable[[MethodPlan, int], None] | None = None,
+    methods: Sequence[str] = (),
 ) -> list[Outcome]:
-    """Run (or resume) every missing job of the study, method by method in the order of
-    the study file, and pack the results after each method. Returns the runner's
-    outcomes."""
+    """Run (or resume) every missing job of the study (``methods``: only these of its
+    methods), method by method in the order of the study file, and pack the results after
+    each method. Returns the runner's outcomes."""
     sws = study.workspace(ws)
     study_dir = ws.root / study.results
-    groups = study_jobs(ws, study, retry_failed)
+    groups = study_jobs(ws, study, retry_failed, methods)
     outcomes: list[Outcome] = []
     for plan, jobs in groups:
         if on_group is not None:

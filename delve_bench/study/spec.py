@@ -27,6 +27,7 @@ times where it has them and interpolates these (log-log) where it has not.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -110,6 +111,17 @@ class Study:
             if p.name == method or method in p.snapshot_names:
                 return p
         raise DelveError(f"study {self.name} has no method {method!r}")
+
+    def only(self, names: Sequence[str] = ()) -> tuple[MethodPlan, ...]:
+        """The plans of ``names`` in the study file's order (all when empty); an unknown
+        name is an error naming the study's methods."""
+        unknown = [n for n in names if n not in self.method_names]
+        if unknown:
+            raise DelveError(
+                f"study {self.name} has no method {unknown[0]!r}; its methods: "
+                f"{', '.join(self.method_names)}"
+            )
+        return tuple(p for p in self.methods if not names or p.name in names)
 
     @property
     def method_names(self) -> list[str]:

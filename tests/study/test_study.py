@@ -12,7 +12,7 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
-from support import REPO
+from support import REPO, one_line_error
 
 from delve_bench.errors import DelveError
 from delve_bench.methods.registry import fraction_name, method_spec, split_fraction
@@ -200,6 +200,16 @@ def test_a_study_runs_reports_checks_and_verifies_end_to_end(tmp_path, delve):
     delve("study", "unpack", "smoke", check=True)
     r = delve("--results", "results/smoke/runs", "stats", "lin-1", "kin-8nm/std.64", check=True)
     assert "Estimated expected loss" in r.stdout
+
+
+def test_study_run_can_be_limited_to_some_methods(tmp_path, delve):
+    _study(tmp_path, SMOKE, "smoke")
+    r = delve("study", "run", "smoke", "--method", "lin-1", "-q", check=True)
+    status = delve("study", "status", "smoke", "--json", check=True)
+    done = {rec["result"]: rec["done"] for rec in json.loads(status.stdout)}
+    assert done == {"lin-1": 8, "knn-cv-1": 0}
+    r = delve("study", "run", "smoke", "--method", "knn-cv-2")
+    one_line_error(r, "study smoke has no method 'knn-cv-2'; its methods: lin-1, knn-cv-1")
 
 
 def test_verify_passes_trivially_without_results(tmp_path, delve):
