@@ -16,7 +16,8 @@ statistic of a report is computed from these committed values, so reports regene
 byte-identically anywhere. Each meta line keeps the sha256 of the full-precision
 ``losses.csv`` it came from, so a rerun can still be checked bit for bit
 (:mod:`delve_bench.study.verify`). Failed instances keep their meta line (with the error)
-and have no loss rows.
+and have no loss rows. A few bulky info fields no display reads are left out of the meta
+lines (:data:`NOT_COMMITTED_INFO`).
 
 :func:`unpack` writes packed results back in the ordinary layout (losses.csv from the
 packed values, meta.json with ``packed: true`` and the sha256 of that file; no
@@ -177,6 +178,21 @@ def _parquet(table: pd.DataFrame) -> bytes:
     return buf.getvalue()
 
 
+#: info fields left out of the committed meta lines; the working store's meta.json keeps
+#: them. gp-mc-1's sampled hyperparameters (``theta_used``) take about 6 KB per instance,
+#: no display reads them, and with them the thesis study would come near the 60 MB the
+#: repository allows (its mean length scales, ``length_scales_mean_used``, are kept).
+NOT_COMMITTED_INFO = ("theta_used",)
+
+
+def committed_meta(meta: dict) -> dict:
+    """``meta`` without the info fields of :data:`NOT_COMMITTED_INFO`."""
+    info = meta.get("info")
+    if not isinstance(info, dict) or not any(k in info for k in NOT_COMMITTED_INFO):
+        return meta
+    return {**meta, "info": {k: v for k, v in info.items() if k not in NOT_COMMITTED_INFO}}
+
+
 def _runs_entries(runs: Path, method: str, dataset: str, prototask: str) -> Packed:
     """Finished or failed instances of the working store (corrupt or partial ones skipped)."""
     out = Packed({}, {})
@@ -189,7 +205,7 @@ def _runs_entries(runs: Path, method: str, dataset: str, prototask: str) -> Pack
         if meta is None or meta.get("packed") or state not in ("ok", "failed"):
             continue
         key = (_size_of(d.parent.name), int(d.name))
-        out.metas[key] = meta
+        out.metas[key] = committed_meta(meta)
         if state == "ok":
             out.losses[key] = pd.read_csv(d / "losses.csv")
     return out

@@ -212,6 +212,16 @@ def test_study_run_can_be_limited_to_some_methods(tmp_path, delve):
     one_line_error(r, "study smoke has no method 'knn-cv-2'; its methods: lin-1, knn-cv-1")
 
 
+def test_committed_metas_leave_out_bulky_info_no_display_reads():
+    from delve_bench.study.pack import NOT_COMMITTED_INFO, _meta_lines, committed_meta
+
+    m = {"task": "kin-8nm/dist/std.64", "instance": 0, "info": {"theta_used": [[0.1]], "k": 5}}
+    assert committed_meta(m) == {"task": "kin-8nm/dist/std.64", "instance": 0, "info": {"k": 5}}
+    assert m["info"]["theta_used"] == [[0.1]]  # the working store's meta is not touched
+    lines = [x for f in sorted(REPO.glob("results/*/meta/*/*.jsonl.xz")) for x in _meta_lines(f)]
+    assert lines and not [x for x in lines if set(x.get("info") or {}) & set(NOT_COMMITTED_INFO)]
+
+
 def test_verify_passes_trivially_without_results(tmp_path, delve):
     _study(tmp_path, SMOKE, "smoke")
     r = delve("study", "verify", "smoke", check=True)
