@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...report.collect import TaskReport
+from ...report.collect import THESIS_ORDER, TaskReport
 from ...report.overview import Overview
 from .. import published as pub
 from ..displays import StudyView
@@ -36,7 +36,7 @@ from .base import (
     tasks_with,
 )
 
-FIELD = ("lin-1", "knn-cv-1", "mars3.6-bag-1", "mlp-ese-1", "gp-map-1", "gp-mc-1", "mlp-mc-1")
+FIELD = THESIS_ORDER  # the thesis' seven methods, in its display order
 GOOD = ("gp-map-1", "gp-mc-1", "mlp-mc-1")
 REST = ("lin-1", "knn-cv-1", "mars3.6-bag-1", "mlp-ese-1")
 SIZES = pub.SIZES
