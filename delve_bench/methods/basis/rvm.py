@@ -89,7 +89,9 @@ def choose_action(
     if rees.any():
         na = s[rees] ** 2 / theta[rees]
         delta = 1.0 / na - 1.0 / a_cur[rees]
-        with np.errstate(divide="ignore"):
+        # In exact arithmetic S_i < alpha_i in the model, so S * delta > -1; rounding can
+        # break that when alpha_i is close to S_i, and the NaN then counts as no gain below.
+        with np.errstate(divide="ignore", invalid="ignore"):
             dml[rees] = 0.5 * (Q[rees] ** 2 / (S[rees] + 1.0 / delta) - np.log1p(S[rees] * delta))
         new_alpha[rees] = na
     # deletion
