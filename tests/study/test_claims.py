@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import pytest
+
 from delve_bench.report.collect import (
     THESIS_ORDER,
     MethodCell,
@@ -377,3 +379,25 @@ def test_thesis_claims_disagree_when_the_world_does():
     assert f is not None and f.verdict == cl.PARTLY
     f = ct._pumadyn32_ese(v, ov)
     assert f is not None and f.verdict == cl.PARTLY  # above gp-mc-1, below gp-map-1
+
+
+def test_figure_claims_compare_a_method_with_the_fields_median_loss():
+    """Figs. 5.14-5.17: on kin-8fh / kin-32fh at n = 128, mlp-ese-1's loss over the median
+    of the six other methods is 2.4 times higher with 32 inputs in the thesis world (its
+    rank moves too); halving it on the 32-input tasks turns the verdict round."""
+    ts = thesis_world()
+    v, ov = view_of(ts, list(BASE), main=THESIS_MAIN)
+    f = ct._inputs(v, ov)
+    assert f is not None and f.verdict == cl.AGREES
+    assert "higher with 32 inputs on 15 of 15 matched pairs" in f.shown
+    by = {(t.ref.dataset, t.ref.size): t for t in ts}
+    a, b = by[("kin-32fh", 128)], by[("kin-8fh", 128)]
+    ratio = ct._relative(a, v, "mlp-ese-1") / ct._relative(b, v, "mlp-ese-1")
+    assert ratio == pytest.approx(2.4)
+    for t in ts:
+        if "-32" in t.ref.dataset:
+            t.cells["mlp-ese-1"] = cell("mlp-ese-1", t.cells["mlp-ese-1"].mean / 5)
+    v, ov = view_of(ts, list(BASE), main=THESIS_MAIN)
+    f = ct._inputs(v, ov)
+    assert f is not None and f.verdict == cl.DISAGREES
+    assert "higher with 32 inputs on 0 of 15 matched pairs" in f.shown
