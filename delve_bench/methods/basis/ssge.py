@@ -14,8 +14,9 @@ highest-evidence model recorded (Oscil: its final fixed-size model). Readings of
 leaves open: SFFS never removes the basis function it has just added, and tests a
 conditional removal after re-estimation, rolling it back if it does not beat the best
 evidence seen at the smaller size (Pudil et al. 1994); Oscil's swing depth runs s = 1..c,
-removals are capped to leave one basis function, and its step count includes the
-PTA(1,0) start (Somol & Pudil 2000). One add or remove is one work unit.
+removals are capped to leave one basis function, a swing counts as a success only when it
+ends at a subset not held before, and its step count includes the PTA(1,0) start (Somol &
+Pudil 2000). One add or remove is one work unit.
 """
 
 from __future__ import annotations
@@ -280,6 +281,11 @@ def oscil(search: EvidenceSearch, c: int = 5) -> SsgeResult:
     search.log_ev = rec.log_ev
     m0 = search.st.M
     current = rec
+    # A swing succeeds only with a better subset (Somol & Pudil). One that ends at a subset
+    # already held differs from it only in the last digits of the evidence, because alpha
+    # and beta are re-estimated on the way; taking that as a gain cycled on one subset
+    # until the work budget ran out (76 of 432 instances of the barrio study, from n = 64).
+    held = {frozenset(rec.idx)}
     s = 1
     while not search.budget_stop(search.adds + search.removes):
         snap = search.snapshot()
@@ -289,8 +295,10 @@ def oscil(search: EvidenceSearch, c: int = 5) -> SsgeResult:
             search.remove_worst()
         while search.st.M < m0 and search.add_best() is not None:
             pass
-        if search.st.M == m0 and search.log_ev > current.log_ev:
+        subset = frozenset(search.st.idx)
+        if search.st.M == m0 and subset not in held and search.log_ev > current.log_ev:
             current = search.current_record()
+            held.add(subset)
             s = 1
             continue
         counts = (search.adds, search.removes)

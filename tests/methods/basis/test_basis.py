@@ -445,3 +445,24 @@ def test_lrols_loo_outer_loop():
     assert fit.outer > 1 and np.any(fit.lam[chosen] != 1e-6)  # the evidence moved them
     others = np.setdiff1d(np.arange(80), chosen)
     assert np.all((fit.lam[others] == 1e-6) | np.isin(others, list(fit.sel.sel)))
+
+
+def test_oscil_stops_when_its_swings_only_return_to_held_subsets():
+    """bank-8fm/rej/std.64 #5 (real data, its ABF widths from the study's run): the swings
+    soon lead back to subsets already held, with the evidence different only in the last
+    digits, which Oscil(5) took as gains until the 20000-step work budget ended."""
+    from delve_bench.methods.basis.plugins import Ssge
+    from delve_bench.run.instance import load_instance
+    from delve_bench.workspace import Workspace
+
+    enc = load_instance(Workspace.from_env(None, None), "bank-8fm/rej/std.64", 5)
+    m = Ssge(strategy="oscil")
+    Xs, t = m._prepare(enc.X_train, enc.y_train)
+    widths = [2.830643700603908, 219.12444738769835, 10.597713925264411, 14.934343213989758]
+    widths += [2.0240523631937832, 2.305162209721533, 2.832113636311759, 12.707016907882917]
+    B = rbf_design(Xs, Xs, np.asarray(widths))
+    start = pta(EvidenceSearch(B, t), 1, 0)
+    res = oscil(EvidenceSearch(B, t, stop=lambda done: done >= 20000), 5)
+    assert res.state.M == start.state.M
+    assert res.log_ev >= start.log_ev
+    assert res.adds + res.removes < 1000
