@@ -466,3 +466,26 @@ def test_oscil_stops_when_its_swings_only_return_to_held_subsets():
     assert res.state.M == start.state.M
     assert res.log_ev >= start.log_ev
     assert res.adds + res.removes < 1000
+
+
+def test_sffs_does_not_float_down_into_the_all_noise_mode():
+    """kin-8fm/dist/std.64 #0 (real data, its ABF widths from the study's run): testing a
+    conditional removal only after re-estimation floated SFFS down to one basis function
+    with alpha -> inf, where eq. 47 accepts any alpha and the search stayed (log evidence
+    -96.9 against PTA(1,0)'s -30.1). Gated by eq. 42's prediction, it finds what [B]
+    report for SFFS: a smaller model with a higher evidence than forward selection."""
+    from delve_bench.methods.basis.plugins import Ssge
+    from delve_bench.run.instance import load_instance
+    from delve_bench.workspace import Workspace
+
+    enc = load_instance(Workspace.from_env(None, None), "kin-8fm/dist/std.64", 0)
+    Xs, t = Ssge(strategy="sffs")._prepare(enc.X_train, enc.y_train)
+    widths = [6.599918404754504, 7.377516197045669, 4.6481867021396495, 6.046358310649923]
+    widths += [2.63173923168308, 3.1753340990052887, 2.8641041725268552, 6.370793301389507]
+    B = rbf_design(Xs, Xs, np.asarray(widths))
+    forward = pta(EvidenceSearch(B, t), 1, 0)
+    res = sffs(EvidenceSearch(B, t))
+    assert forward.state.M == 15 and forward.log_ev == pytest.approx(-30.1, abs=0.05)
+    assert res.log_ev > forward.log_ev
+    assert 1 < res.state.M < forward.state.M
+    assert res.log_ev == pytest.approx(-21.7, abs=0.05) and res.state.M == 6
