@@ -14,10 +14,10 @@ highest-evidence model recorded (Oscil: its final fixed-size model). Readings of
 leaves open: SFFS never removes the basis function it has just added, and makes a
 conditional removal only if it beats the best evidence seen at the smaller size both as
 eq. 42 predicts it at the current alpha, beta and after re-estimation (rolling it back
-otherwise; Pudil et al. 1994); Oscil's swing depth runs s = 1..c,
-removals are capped to leave one basis function, a swing counts as a success only when it
-ends at a subset not held before, and its step count includes the PTA(1,0) start (Somol &
-Pudil 2000). One add or remove is one work unit.
+otherwise; Pudil et al. 1994); Oscil's swing depth runs s = 1..c, removals are capped to
+leave one basis function, a swing counts as a success only when it ends at a subset not
+held before, and its step count includes the PTA(1,0) start (Somol & Pudil 2000). One add
+or remove is one work unit.
 """
 
 from __future__ import annotations

@@ -447,20 +447,25 @@ def test_lrols_loo_outer_loop():
     assert np.all((fit.lam[others] == 1e-6) | np.isin(others, list(fit.sel.sel)))
 
 
-def test_oscil_stops_when_its_swings_only_return_to_held_subsets():
-    """bank-8fm/rej/std.64 #5 (real data, its ABF widths from the study's run): the swings
-    soon lead back to subsets already held, with the evidence different only in the last
-    digits, which Oscil(5) took as gains until the 20000-step work budget ended."""
+def _study_design(task: str, instance: int, widths: list[float]) -> tuple[np.ndarray, np.ndarray]:
+    """The SSGE dictionary and targets of one study instance (real data), built as the
+    plugin builds them, with the ABF widths its study run recorded in meta.json."""
     from delve_bench.methods.basis.plugins import Ssge
     from delve_bench.run.instance import load_instance
     from delve_bench.workspace import Workspace
 
-    enc = load_instance(Workspace.from_env(None, None), "bank-8fm/rej/std.64", 5)
-    m = Ssge(strategy="oscil")
-    Xs, t = m._prepare(enc.X_train, enc.y_train)
+    enc = load_instance(Workspace.from_env(None, None), task, instance)
+    Xs, t = Ssge()._prepare(enc.X_train, enc.y_train)
+    return rbf_design(Xs, Xs, np.asarray(widths)), t
+
+
+def test_oscil_stops_when_its_swings_only_return_to_held_subsets():
+    """bank-8fm/rej/std.64 #5 (real data, its ABF widths from the study's run): the swings
+    soon lead back to subsets already held, with the evidence different only in the last
+    digits, which Oscil(5) took as gains until the 20000-step work budget ended."""
     widths = [2.830643700603908, 219.12444738769835, 10.597713925264411, 14.934343213989758]
     widths += [2.0240523631937832, 2.305162209721533, 2.832113636311759, 12.707016907882917]
-    B = rbf_design(Xs, Xs, np.asarray(widths))
+    B, t = _study_design("bank-8fm/rej/std.64", 5, widths)
     start = pta(EvidenceSearch(B, t), 1, 0)
     res = oscil(EvidenceSearch(B, t, stop=lambda done: done >= 20000), 5)
     assert res.state.M == start.state.M
@@ -474,15 +479,9 @@ def test_sffs_does_not_float_down_into_the_all_noise_mode():
     with alpha -> inf, where eq. 47 accepts any alpha and the search stayed (log evidence
     -96.9 against PTA(1,0)'s -30.1). Gated by eq. 42's prediction, it finds what [B]
     report for SFFS: a smaller model with a higher evidence than forward selection."""
-    from delve_bench.methods.basis.plugins import Ssge
-    from delve_bench.run.instance import load_instance
-    from delve_bench.workspace import Workspace
-
-    enc = load_instance(Workspace.from_env(None, None), "kin-8fm/dist/std.64", 0)
-    Xs, t = Ssge(strategy="sffs")._prepare(enc.X_train, enc.y_train)
     widths = [6.599918404754504, 7.377516197045669, 4.6481867021396495, 6.046358310649923]
     widths += [2.63173923168308, 3.1753340990052887, 2.8641041725268552, 6.370793301389507]
-    B = rbf_design(Xs, Xs, np.asarray(widths))
+    B, t = _study_design("kin-8fm/dist/std.64", 0, widths)
     forward = pta(EvidenceSearch(B, t), 1, 0)
     res = sffs(EvidenceSearch(B, t))
     assert forward.state.M == 15 and forward.log_ev == pytest.approx(-30.1, abs=0.05)
