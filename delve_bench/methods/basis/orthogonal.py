@@ -210,7 +210,12 @@ class OrthogonalSelection:
     def add(self, J: int) -> None:
         """Select candidate J and orthogonalise the rest against it (MGS)."""
         h = self.Ft[:, J].copy()
-        kap, cj, lam = float(self.kap[J]), float(self.cy[J]), float(self.lam_c[J])
+        # The selected column's norm and projection are recomputed, not taken from the
+        # downdated kap and cy: dividing by a downdated norm projects inexactly, the next
+        # columns keep a component along h, and the error compounds until the "orthogonal"
+        # columns are far from orthogonal (bank-8fm/rej/std.1024 #3: w = U^-1 g was off by a
+        # factor of 1000 at 39 terms, with cond(F_sel) only 1e5).
+        kap, cj, lam = float(h @ h), float(h @ self.y), float(self.lam_c[J])
         if self.lam_update == "evidence":
             lam = self.evidence_lambda(kap, cj, lam)
         v = h @ self.Ft  # h~^T F~ for all candidates

@@ -488,3 +488,26 @@ def test_sffs_does_not_float_down_into_the_all_noise_mode():
     assert res.log_ev > forward.log_ev
     assert 1 < res.state.M < forward.state.M
     assert res.log_ev == pytest.approx(-21.7, abs=0.05) and res.state.M == 6
+
+
+def test_ols_stays_orthogonal_on_near_collinear_study_columns():
+    """bank-8fm/rej/std.1024 #3 (real data, its ABF widths from the study's run): with the
+    wide widths on inputs 1 and 3 many RBF columns are nearly collinear. Projecting by the
+    downdated norms (kap) lost orthogonality: at ols-cv-1's 39 terms the weights were off
+    by a factor of 1000 and the committed test S was 576. The factorisation must still
+    reproduce the selected columns and the least-squares weights."""
+    widths = [22.352971471025832, 212.42688963628532, 4.387234974011037, 19.28850491765858]
+    widths += [1.4715246727902804, 0.5679003255139842, 3.779215161141551, 28.66086674806719]
+    F, t = _study_design("bank-8fm/rej/std.1024", 3, widths)
+    sel = OrthogonalSelection(F, t)
+    while sel.m < 39:
+        assert sel.step() is not None
+    H = np.array(sel.Ht).T
+    cos = (H.T @ H) / np.outer(np.linalg.norm(H, axis=0), np.linalg.norm(H, axis=0))
+    assert np.abs(cos - np.eye(39)).max() < 1e-9
+    assert np.allclose(sel.kappa, np.sum(H**2, axis=0), rtol=1e-12)
+    Fs = F[:, sel.sel]
+    assert np.linalg.cond(Fs) > 1e4  # the case is ill-conditioned, not degenerate
+    w_ref = np.linalg.lstsq(Fs, t, rcond=None)[0]
+    assert np.allclose(sel.weights(), w_ref, rtol=1e-6, atol=1e-6 * np.abs(w_ref).max())
+    assert sel.sse() == pytest.approx(float(np.sum((t - Fs @ w_ref) ** 2)), rel=1e-9)
