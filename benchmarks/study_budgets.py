@@ -42,7 +42,8 @@ def stats(root: Path, name: str, task: str) -> dict | None:
     r = delve(root, "stats", name, task, "--json")
     if r.returncode != 0:
         return None
-    return json.loads(r.stdout.splitlines()[0])
+    res = json.loads(r.stdout)  # one record per task, as a list
+    return res[0] if isinstance(res, list) else res
 
 
 def cpu_of(root: Path, name: str, task: str, key: str = "fit_cpu_seconds") -> float:
