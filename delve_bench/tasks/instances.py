@@ -1,5 +1,9 @@
 """Task instances: the committed index files, made from Random-order as DELVE 1.1 did.
 
+DELVE's own prototasks (``instances: delve``) take the cases in data-file order
+(``order: retain``, DELVE's kin, pumadyn, bank and abalone files) or in DELVE's own shipped
+Random-order (boston), so their instances are exactly the ones DELVE made.
+
 ``delve gen`` derives the instances from Random-order (:func:`derive_layout`): its first T
 cases are the test pool; the rest are cut into consecutive training blocks of n cases.
 K = min(whole blocks, maximum-number-of-instances); training set i = block i.
@@ -22,6 +26,7 @@ within an instance training and test cases are still disjoint.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from dataclasses import dataclass
@@ -109,6 +114,13 @@ def read_order(proto: PrototaskSpec) -> np.ndarray:
         text = path.read_text()
     except (OSError, UnicodeDecodeError) as e:
         raise DelveError(f"{path}: unreadable ({e})") from None
+    if proto.random_order_sha256 is not None:
+        got = hashlib.sha256(text.encode()).hexdigest()
+        if got != proto.random_order_sha256:
+            raise DelveError(
+                f"{path} is not DELVE's Random-order (sha256 {got[:16]}..., the prototask pins "
+                f"{proto.random_order_sha256[:16]}...); restore it from the package"
+            )
     lines = [line.strip() for line in text.rstrip().splitlines()]
     if not lines:
         raise DelveError(f"{path}: empty; it must list the case numbers 1..N, one a line")
@@ -429,6 +441,14 @@ def generate(ws: Workspace, proto: PrototaskSpec, check_only: bool = False) -> G
     note = ""
     if proto.design in SPLIT_DESIGNS:
         read_splits.cache_clear()  # verify the published splits afresh
+    elif proto.random_order_sha256 is not None:
+        # DELVE's own Random-order: shipped, never made; read_order checks its sha256
+        if not order_path.is_file():
+            raise DelveError(
+                f"{order_path} is missing: {proto.full_name} uses DELVE's own Random-order, "
+                "which ships with the package"
+            )
+        note = "DELVE's own Random-order (sha256 checked)"
     elif proto.order != "retain" and proto.seed is None and order_path.is_file():
         # a user's own split: nothing to regenerate it from, but it must be a permutation
         # (checked by _ordered_cases) and the index files must follow it

@@ -7,6 +7,12 @@ Keys: ``inputs``, ``targets`` (1-based attribute numbers, ranges like ``1-8``, o
 ``delve gen`` to make Random-order; a prototask without a seed carries its own hand-made
 Random-order, which runs accept but ``delve gen`` cannot remake).
 
+``instances: delve`` declares that the tasks' instances are DELVE's own, the ones the thesis
+and every paper on DELVE's std tasks used: either ``order: retain`` on a data file in
+DELVE's case order (DELVE's ``splitPrototask`` then cuts the instances from file order), or
+DELVE's own Random-order file, shipped beside the spec and pinned by
+``random-order-sha256`` (sha256 of the file's bytes), which ``delve gen`` checks.
+
 ``test-set-selection`` chooses the design:
 
 * ``hierarchical`` and ``common`` (DELVE's two; the latter is the 2-way design): instances
@@ -63,6 +69,22 @@ class PrototaskSpec:
     classes: tuple[str, ...] = ()  # class labels when the target is binary/nominal
     splits: str | None = None  # data file of published realisations (resampled, fixed)
     splits_sha256: str | None = None
+    delve_instances: bool = False  # ``instances: delve``: DELVE's own instances
+    random_order_sha256: str | None = None  # DELVE's Random-order file, pinned
+
+    @property
+    def instance_origin(self) -> str:
+        """Where the instances come from, in words (``delve tasks``): ``DELVE's own``,
+        ``published splits``, ``generated (seed N)``, ``file order`` or ``hand-made``."""
+        if self.delve_instances:
+            return "DELVE's own"
+        if self.design in SPLIT_DESIGNS:
+            return "published splits"
+        if self.order == "retain":
+            return "file order"
+        if self.seed is not None:
+            return f"generated (seed {self.seed})"
+        return "hand-made"
 
     @property
     def design(self) -> str:
@@ -104,6 +126,8 @@ KEYS = (
     "seed",
     "splits",
     "splits-sha256",
+    "instances",
+    "random-order-sha256",
 )
 _RANGE = re.compile(r"^([0-9]+)-([0-9]+)$")
 
@@ -182,13 +206,33 @@ def _parse_file(ws: Workspace, dataset: str, path: Path) -> PrototaskSpec:
     cases = f.choice("cases", ["all", "no missing"], "all")
     if split_design and cases != "all":
         raise f.error("cases", f"a {sel} prototask uses the published splits: must be all")
+    order = f.choice("order", ["Random-order", "retain"], "Random-order")
+    delve = f.choice("instances", ["delve", "generated"], "generated") == "delve"
+    pinned = f.hexdigest("random-order-sha256", 64)
+    if delve and (split_design or "seed" in f):
+        raise f.error(
+            "instances",
+            "DELVE's own instances come from file order or DELVE's Random-order, "
+            "not from a seed or published splits",
+        )
+    if delve and order == "Random-order" and pinned is None:
+        raise f.error(
+            "random-order-sha256",
+            "required with instances: delve and order: "
+            "Random-order (the sha256 of DELVE's Random-order file)",
+        )
+    if pinned is not None and (order == "retain" or "seed" in f):
+        raise f.error(
+            "random-order-sha256",
+            "pins a shipped Random-order: only with order: Random-order and no seed",
+        )
     return PrototaskSpec(
         dataset=dataset,
         name=path.stem,
         inputs=inputs,
         targets=targets,
         cases=cases,
-        order=f.choice("order", ["Random-order", "retain"], "Random-order"),
+        order=order,
         test_set_size=0 if split_design else f.whole("test-set-size", minimum=1, maximum=ds.cases),
         training_set_sizes=tuple(sorted(sizes)),
         max_instances=f.whole("maximum-number-of-instances", minimum=1, maximum=ds.cases),
@@ -199,6 +243,8 @@ def _parse_file(ws: Workspace, dataset: str, path: Path) -> PrototaskSpec:
         classes=tuple(classes),
         splits=splits,
         splits_sha256=f.hexdigest("splits-sha256", 64),
+        delve_instances=delve,
+        random_order_sha256=pinned,
     )
 
 

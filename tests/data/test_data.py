@@ -10,7 +10,7 @@ import tarfile
 import numpy as np
 import pytest
 import yaml
-from support import DATA
+from support import DATA, REPO
 
 from delve_bench.data import dataset_names, dataset_spec, load_dataset
 from delve_bench.data import load as load_mod
@@ -63,13 +63,11 @@ def test_every_dataset_has_a_spec(ws):
 
 SHIPPED = [
     *(f"kin-8{v}" for v in ("fh", "fm", "nh", "nm")),
-    "kin-32fh",
+    *(f"kin-32{v}" for v in ("fh", "fm", "nh", "nm")),
     *(f"pumadyn-8{v}" for v in ("fh", "fm", "nh", "nm")),
-    "pumadyn-32nh",
-    "pumadyn-32nm",
+    *(f"pumadyn-32{v}" for v in ("fh", "fm", "nh", "nm")),
     *(f"bank-8{v}" for v in ("fh", "fm", "nh", "nm")),
-    "bank-32nh",
-    "bank-32nm",
+    *(f"bank-32{v}" for v in ("fh", "fm", "nh", "nm")),
     "boston",
     "abalone",
     "comp-activ-cpu",
@@ -92,8 +90,14 @@ def test_the_redistributable_data_ships_with_its_sha256_and_provenance(ws):
         prov = spec.provenance
         assert prov is not None and prov.origin and prov.conversion and prov.checks, name
         assert all(len(o.commit) == 40 for o in prov.origin), name
-    doubt = dataset_spec(ws, "pumadyn-32nh").provenance.doubts
-    assert "swapped" in doubt and "pumadyn-32nm" in doubt
+    # DELVE's own files from the mirror of DELVE's directory tree, beside DELVE's specs
+    for name in (
+        *(f"{f}-32{v}" for f in ("kin", "pumadyn") for v in ("fm", "nh", "nm")),
+        "pumadyn-32fh",
+        "bank-32fh",
+        "bank-32fm",
+    ):
+        assert dataset_spec(ws, name).provenance.origin[0].repository == "mstrazar/mklaren", name
 
 
 def test_shipped_data_is_found_without_data_path_or_cache(ws, monkeypatch, tmp_path):
@@ -125,7 +129,8 @@ def test_data_path_and_cache_come_before_the_shipped_data(ws, monkeypatch, tmp_p
     [
         ("boston", (506, 14), 22.5328),
         ("kin-8nm", (8192, 9), 0.714283),
-        ("pumadyn-32nm", (8192, 33), -0.0031328),
+        ("pumadyn-32nm", (8192, 33), 0.000437184),
+        ("pumadyn-32nh", (8192, 33), -0.000415862),
         ("house-price-8L", (22784, 9), 50074.4),
     ],
 )
@@ -199,10 +204,16 @@ def test_malformed_data_gives_file_and_line(tmp_path, ws, monkeypatch):
 
 
 def test_missing_data_says_how_to_fetch(ws, monkeypatch, tmp_path):
+    # a dataset of the user's whose file is nowhere: not shipped, not in the path or cache
+    spec = (REPO / "datasets" / "kin-32fm.yaml").read_text()
+    (ws.root / "datasets").mkdir()
+    (ws.root / "datasets" / "kin-32xx.yaml").write_text(
+        spec.replace("kin-32fm", "kin-32xx").replace("sha256: ", "sha256: null #", 1)
+    )
     monkeypatch.setenv("DELVE_DATA_PATH", str(tmp_path))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    with pytest.raises(DelveError, match="delve fetch kin-32fm"):
-        load_dataset(ws, "kin-32fm")
+    with pytest.raises(DelveError, match="delve fetch kin-32xx"):
+        load_dataset(ws, "kin-32xx")
 
 
 def _tarball(member: str, content: bytes) -> bytes:

@@ -56,12 +56,8 @@ def test_instances_are_disjoint_and_nested_across_sizes(ws):
 
 
 def test_committed_random_order_is_reproduced_byte_for_byte(ws):
-    for ds, pt in (
-        ("kin-8nm", "dist"),
-        ("boston", "price"),
-        ("hwang-g1", "noisy"),
-        ("abalone", "age"),
-    ):
+    # seeded orders (DELVE's own prototasks: tests/tasks/test_delve_instances.py)
+    for ds, pt in (("hwang-g1", "noisy"), ("hwang-g5", "clean")):
         proto = prototask_spec(ws, ds, pt)
         assert np.array_equal(read_order(proto), make_order(ws, proto))
         generate(ws, proto, check_only=True)  # index files equal what Random-order implies
@@ -83,17 +79,22 @@ def test_tampered_random_order_is_detected(tmp_path, ws):
 
     from delve_bench.workspace import Workspace
 
-    src = prototask_spec(ws, "boston", "price")
-    (tmp_path / "tasks" / "boston").mkdir(parents=True)
-    shutil.copy(src.path, tmp_path / "tasks" / "boston" / "price.yaml")
-    shutil.copytree(src.dir, tmp_path / "tasks" / "boston" / "price")
-    order = tmp_path / "tasks" / "boston" / "price" / "Random-order"
-    lines = order.read_text().splitlines()
-    lines[0], lines[1] = lines[1], lines[0]
-    order.write_text("\n".join(lines) + "\n")
-    w = Workspace(tmp_path)
-    with pytest.raises(DelveError, match="differs from the order made from seed"):
-        generate(w, prototask_spec(w, "boston", "price"))
+    for ds, pt, message in (
+        ("hwang-g1", "noisy", "differs from the order made from seed"),
+        ("boston", "price", "is not DELVE's Random-order"),  # pinned by its sha256
+    ):
+        src = prototask_spec(ws, ds, pt)
+        (tmp_path / "tasks" / ds).mkdir(parents=True)
+        shutil.copy(src.path, tmp_path / "tasks" / ds / f"{pt}.yaml")
+        shutil.copytree(src.dir, tmp_path / "tasks" / ds / pt)
+        order = tmp_path / "tasks" / ds / pt / "Random-order"
+        lines = order.read_text().splitlines()
+        lines[0], lines[1] = lines[1], lines[0]
+        order.write_text("\n".join(lines) + "\n")
+        w = Workspace(tmp_path)
+        for check_only in (True, False):
+            with pytest.raises(DelveError, match=message):
+                generate(w, prototask_spec(w, ds, pt), check_only=check_only)
 
 
 def test_task_names_resolve_with_shorthands_and_globs(ws):
@@ -217,12 +218,17 @@ def test_runs_use_the_index_files_not_random_order(tmp_path, ws):
         generate(w, proto, check_only=True)
 
 
+def _without_pinned_order(spec: str) -> str:
+    """A prototask spec turned into one with a hand-made Random-order: no seed, nothing
+    pinned (boston's spec pins DELVE's own order)."""
+    drop = ("seed:", "random-order-sha256:", "instances:")
+    return "\n".join(li for li in spec.splitlines() if not li.startswith(drop)) + "\n"
+
+
 def test_a_hand_made_random_order_without_seed_runs_but_cannot_be_regenerated(tmp_path, ws):
     w, proto = _copy_prototask(tmp_path, ws, "boston", "price")
     y = proto.path.read_text()
-    proto.path.write_text(
-        "\n".join(li for li in y.splitlines() if not li.startswith("seed:")) + "\n"
-    )
+    proto.path.write_text(_without_pinned_order(y))
     order = proto.dir / "Random-order"
     lines = order.read_text().split()
     lines[0], lines[-1] = lines[-1], lines[0]  # the user's own permutation
@@ -261,9 +267,7 @@ def test_a_broken_hand_made_random_order_is_one_line_not_an_empty_task_list(
 
     w, proto = _copy_prototask(tmp_path, ws, "boston", "price")
     y = proto.path.read_text()
-    proto.path.write_text(
-        "\n".join(li for li in y.splitlines() if not li.startswith("seed:")) + "\n"
-    )
+    proto.path.write_text(_without_pinned_order(y))
     (proto.dir / "Random-order").write_text(text)
     p = prototask_spec(w, "boston", "price")
     for check_only in (True, False):

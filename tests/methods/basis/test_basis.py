@@ -450,12 +450,31 @@ def test_lrols_loo_outer_loop():
 def _study_design(task: str, instance: int, widths: list[float]) -> tuple[np.ndarray, np.ndarray]:
     """The RBF dictionary (every training input a centre) and scaled targets of one study
     instance (real data), built as the basis-function plugins build them, with the ABF
-    widths its study run recorded in meta.json."""
+    widths its study run recorded in meta.json.
+
+    The runs that found these defects used delve-bench's earlier seeded layout (Random-order
+    from seed 1996), not DELVE's own instances, so that layout is rebuilt in a scratch
+    workspace: the same cases, the same defect."""
+    import tempfile
+
     from delve_bench.methods.basis.plugins import Ssge
     from delve_bench.run.instance import load_instance
+    from delve_bench.tasks import resolve_tasks
+    from delve_bench.tasks.instances import generate
+    from delve_bench.tasks.spec import prototask_spec
     from delve_bench.workspace import Workspace
 
-    enc = load_instance(Workspace.from_env(None, None), task, instance)
+    builtin = Workspace.from_env(None, None)
+    ref = resolve_tasks(builtin, [task])[0]
+    spec = prototask_spec(builtin, ref.dataset, ref.prototask).path.read_text()
+    seeded = [li for li in spec.splitlines() if not li.startswith(("order:", "instances:"))]
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp) / "tasks" / ref.dataset
+        d.mkdir(parents=True)
+        (d / f"{ref.prototask}.yaml").write_text("\n".join([*seeded, "seed: 1996"]) + "\n")
+        ws = Workspace(Path(tmp))
+        generate(ws, prototask_spec(ws, ref.dataset, ref.prototask))
+        enc = load_instance(ws, task, instance)
     Xs, t = Ssge()._prepare(enc.X_train, enc.y_train)
     return rbf_design(Xs, Xs, np.asarray(widths)), t
 
