@@ -258,6 +258,9 @@ class TaskInfo:
     test_size: int | None
     #: the task's losses: S A L (real target) or Z Q L (classification); None on error
     losses: list[str] | None = None
+    #: where its instances come from: ``DELVE's own`` (the exact instances DELVE made),
+    #: ``generated (seed N)``, ``published splits``, ``file order`` or ``hand-made``
+    instances_from: str | None = None
     error: str | None = None
 
     def to_dict(self) -> dict:
@@ -307,6 +310,7 @@ def tasks(names: str | Sequence[str] | None = None, *, root: Root = None) -> lis
                 instances=len(lay.instances) if lay else None,
                 test_size=lay.test_size if lay else None,
                 losses=list(lay.proto.losses) if lay else None,
+                instances_from=lay.proto.instance_origin if lay else None,
                 error=None if lay else error,
             )
         )

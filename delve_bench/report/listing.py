@@ -65,7 +65,7 @@ def format_datasets(items: list[DatasetInfo]) -> str:
 
 def format_tasks(items: list[TaskInfo]) -> str:
     rows = [
-        (t.task, t.error, "", "", "", "")
+        (t.task, t.error, "", "", "", "", "")
         if t.error is not None
         else (
             t.task,
@@ -74,10 +74,15 @@ def format_tasks(items: list[TaskInfo]) -> str:
             str(t.train_size),
             str(t.test_size),
             " ".join(t.losses or ()),
+            str(t.instances_from),
         )
         for t in items
     ]
-    return table(("task", "design", "instances", "train", "test", "losses"), rows, "llrrrl")
+    return table(
+        ("task", "design", "instances", "train", "test", "losses", "instances from"),
+        rows,
+        "llrrrll",
+    )
 
 
 def format_methods(items: list[MethodInfo], width: int = 100) -> str:
