@@ -68,3 +68,17 @@ def run_delve(root, *args: str, timeout: int = 900):
         cwd=str(root),
         timeout=timeout,
     )
+
+
+def unshipped_dataset(root: Path, name: str = "kin-32xx") -> str:
+    """A user's dataset (a copy of kin-32fm's specs under another name) whose data file is
+    nowhere: not shipped, not in a data path or the cache. Every DELVE dataset the package
+    defines ships its data, so the paths that say `delve fetch NAME` are tested on this."""
+    (root / "datasets").mkdir(parents=True, exist_ok=True)
+    spec = (REPO / "datasets" / "kin-32fm.yaml").read_text().replace("kin-32fm", name)
+    lines = [li for li in spec.splitlines() if not li.startswith("sha256:")]
+    (root / "datasets" / f"{name}.yaml").write_text("\n".join(lines) + "\n")
+    (root / "tasks" / name).mkdir(parents=True, exist_ok=True)
+    proto = (REPO / "tasks" / "kin-32fm" / "dist.yaml").read_text()
+    (root / "tasks" / name / "dist.yaml").write_text(proto)
+    return name

@@ -4,14 +4,19 @@ A study runs into its working store ``results/<study>/runs/`` (the ordinary resu
 predictions.csv, losses.csv, meta.json per instance; not committed). :func:`pack` turns it
 into one pair of files per method and prototask, which is what is committed::
 
-    results/<study>/losses/<method>/<dataset>-<prototask>.parquet  task,instance,case,S,A,L
+    results/<study>/losses/<method>/<dataset>-<prototask>.parquet  task,instance,case,S[,A,L]
     results/<study>/meta/<method>/<dataset>-<prototask>.jsonl.xz   one meta.json per line
 
 ``pandas.read_parquet(path)`` reads the losses (it needs pyarrow: ``pip install
-'delve-bench[study]'``). The losses are stored in single precision (``float32``, byte-stream
-split, zstd): about 11 bytes per test case against 24 for three doubles and 65 for the
-CSV of full precision, which keeps both reference studies (about 5 million test-case rows)
-under the 60 MB the repository allows. Every
+'delve-bench[study]'``). Only the losses the study reports on a prototask are committed
+(its ``losses:``; e.g. S on kin and pumadyn, S, A and L on boston): a loss no table shows
+would be a third of the bytes each. They are stored in single precision (``float32``,
+byte-stream split, zstd): about 4 bytes per test case and loss, and under half a byte for
+the case number, against 8 for a double and 65 for the CSV row of full precision. Seven
+significant digits are far below any standard error a study reports (the SE of a mean
+loss over 512 test cases and 8 training sets is at least 1e-3 of it), and every statistic
+of a report is computed from these committed values, so reports regenerate
+byte-identically anywhere. Every
 statistic of a report is computed from these committed values, so reports regenerate
 byte-identically anywhere. Each meta line keeps the sha256 of the full-precision
 ``losses.csv`` it came from, so a rerun can still be checked bit for bit
@@ -29,7 +34,7 @@ from __future__ import annotations
 import io
 import json
 import lzma
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,6 +47,8 @@ from ..run.store import csv_bytes, instance_state, read_meta, sha256_bytes
 from ..tasks.names import TaskRef
 
 LOSS_COLUMNS = ["task", "instance", "case", "S", "A", "L"]
+#: the losses a packed file may hold, in this order (a study commits those it reports)
+LOSSES = ("S", "A", "L")
 
 
 def _xz(data: bytes) -> bytes:
@@ -118,7 +125,9 @@ def _float32(col: pd.Series) -> np.ndarray:
     return col.to_numpy(dtype=float).astype(np.float32)
 
 
-def _encode(p: Packed, dataset: str, prototask: str) -> tuple[bytes, bytes]:
+def _encode(
+    p: Packed, dataset: str, prototask: str, kept: tuple[str, ...] = LOSSES
+) -> tuple[bytes, bytes]:
     keys = sorted(p.metas)
     lines = [json.dumps(p.metas[k], sort_keys=True) for k in keys]
     frames = []
@@ -132,14 +141,13 @@ def _encode(p: Packed, dataset: str, prototask: str) -> tuple[bytes, bytes]:
                     "task": f"{dataset}/{prototask}/std.{k[0]}",
                     "instance": k[1],
                     "case": df["case"].to_numpy(),
-                    "S": _float32(df["S"]),
-                    "A": _float32(df["A"]),
-                    "L": _float32(df["L"]),
+                    **{c: _float32(df[c]) for c in kept},
                 }
             )
         )
-    table = pd.concat(frames) if frames else pd.DataFrame(columns=LOSS_COLUMNS)
-    return _parquet(table), _xz(("\n".join(lines) + "\n").encode())
+    columns = [*LOSS_COLUMNS[:3], *kept]
+    table = pd.concat(frames) if frames else pd.DataFrame(columns=columns)
+    return _parquet(table, kept), _xz(("\n".join(lines) + "\n").encode())
 
 
 def _pyarrow():
@@ -154,14 +162,14 @@ def _pyarrow():
     return pa, pq
 
 
-def _parquet(table: pd.DataFrame) -> bytes:
+def _parquet(table: pd.DataFrame, kept: tuple[str, ...]) -> bytes:
     pa, pq = _pyarrow()
     t = pa.table(
         {
             "task": pa.array(table["task"].astype(str), pa.string()),
             "instance": pa.array(table["instance"].to_numpy(np.int16)),
             "case": pa.array(table["case"].to_numpy(np.int32)),
-            **{c: pa.array(table[c].to_numpy(np.float32)) for c in ("S", "A", "L")},
+            **{c: pa.array(table[c].to_numpy(np.float32)) for c in kept},
         }
     )
     buf = io.BytesIO()
@@ -171,7 +179,7 @@ def _parquet(table: pd.DataFrame) -> bytes:
         compression="zstd",
         compression_level=22,
         use_dictionary=["task"],
-        use_byte_stream_split=["S", "A", "L"],
+        use_byte_stream_split=list(kept),
         write_statistics=False,
         store_schema=False,
     )
@@ -211,9 +219,15 @@ def _runs_entries(runs: Path, method: str, dataset: str, prototask: str) -> Pack
     return out
 
 
-def pack(study_dir: Path, methods: Iterable[str], refs: Iterable[TaskRef]) -> list[Path]:
+def pack(
+    study_dir: Path,
+    methods: Iterable[str],
+    refs: Iterable[TaskRef],
+    losses_for: Callable[[str], tuple[str, ...]] = lambda prototask: LOSSES,
+) -> list[Path]:
     """Pack the working store's results of ``methods`` on the prototasks of ``refs`` into
-    the committed files (merging with what is packed already; the working store wins).
+    the committed files (merging with what is packed already; the working store wins),
+    keeping the losses ``losses_for("dataset/prototask")`` names (the study's ``losses``).
     Returns the files written (unchanged files are not rewritten)."""
     runs = study_dir / "runs"
     written = []
@@ -231,7 +245,8 @@ def pack(study_dir: Path, methods: Iterable[str], refs: Iterable[TaskRef]) -> li
                 old.losses.pop(k, None)
                 if k in fresh.losses:
                     old.losses[k] = fresh.losses[k]
-            lb, mb = _encode(old, ds, pt)
+            kept = tuple(c for c in LOSSES if c in losses_for(f"{ds}/{pt}"))
+            lb, mb = _encode(old, ds, pt, kept)
             for path, data in zip(packed_paths(study_dir, m, ds, pt), (lb, mb), strict=True):
                 if not path.is_file() or path.read_bytes() != data:
                     write_file(path, data)
@@ -274,7 +289,7 @@ def unpack(
 
 def read_losses(path: str | Path) -> pd.DataFrame:
     """A packed losses file as a DataFrame (``task, instance, case, S, A, L``; the losses
-    as float64 holding the committed float32 values)."""
+    as float64 holding the committed float32 values, NaN for a loss not committed)."""
     pa, pq = _pyarrow()
     try:
         df = pq.read_table(path).to_pandas()
@@ -283,10 +298,20 @@ def read_losses(path: str | Path) -> pd.DataFrame:
         raise DelveError(
             f"{path}: not a readable Parquet file ({msg}); restore it from git"
         ) from None
-    if list(df.columns) != LOSS_COLUMNS or not all(
-        pd.api.types.is_numeric_dtype(df[c]) for c in LOSS_COLUMNS[1:]
+    cols = list(df.columns)
+    losses = cols[3:]
+    if (
+        cols[:3] != LOSS_COLUMNS[:3]
+        or not losses
+        or losses != [c for c in LOSSES if c in losses]
+        or not all(pd.api.types.is_numeric_dtype(df[c]) for c in cols[1:])
     ):
-        raise DelveError(f"{path}: its columns must be {', '.join(LOSS_COLUMNS)} (numbers)")
+        raise DelveError(
+            f"{path}: its columns must be task, instance, case and one or more of S, A, L (numbers)"
+        )
+    for c in LOSSES:
+        if c not in df:
+            df[c] = np.nan
     if not df["task"].astype(str).str.fullmatch(r".*std\.\d+").all():
         raise DelveError(f"{path}: a task name does not end in std.N")
     for c in ("S", "A", "L"):

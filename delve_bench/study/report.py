@@ -142,7 +142,12 @@ def write_study_report(ws: Workspace, study: Study, pack_first: bool = True) -> 
     (files that are no longer made are removed)."""
     if pack_first:
         for p in study.methods:
-            pack(ws.root / study.results, [p.name, *p.snapshot_names], study.method_refs(ws, p))
+            pack(
+                ws.root / study.results,
+                [p.name, *p.snapshot_names],
+                study.method_refs(ws, p),
+                study.losses_for,
+            )
     out = report_dir(ws, study)
     with tempfile.TemporaryDirectory(prefix="delve-study-report-") as tmp:
         res = _generate(ws, study, Path(tmp))

@@ -223,5 +223,10 @@ def run_study(
             on_group(plan, len(jobs))
         if jobs:
             outcomes += run_jobs(sws, jobs, plan.options(), n_jobs, progress=progress, dask=dask)
-        pack(study_dir, [plan.name, *plan.snapshot_names], study.method_refs(ws, plan))
+        pack(
+            study_dir,
+            [plan.name, *plan.snapshot_names],
+            study.method_refs(ws, plan),
+            study.losses_for,
+        )
     return outcomes

@@ -6,6 +6,7 @@ import json
 
 import pandas as pd
 import pytest
+from support import unshipped_dataset
 
 
 def _one_line_error(r, needle):
@@ -14,11 +15,12 @@ def _one_line_error(r, needle):
     assert "Traceback" not in out and len(out.splitlines()) == 1 and needle in out, out
 
 
-def test_datasets_lists_names_sizes_and_presence(delve):
+def test_datasets_lists_names_sizes_and_presence(delve, tmp_path):
+    unshipped_dataset(tmp_path)
     r = delve("datasets", check=True)
     for name in ("kin-8nm", "pumadyn-8nm", "boston", "bank-8fm", "hwang-g1", "abalone"):
         assert name in r.stdout
-    assert "generated" in r.stdout and "delve fetch kin-32fm" in r.stdout
+    assert "generated" in r.stdout and "delve fetch kin-32xx" in r.stdout
 
 
 def test_run_writes_losses_skips_finished_and_force_redoes(delve, tmp_path):
@@ -123,10 +125,11 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(delve, tmp_path, args, 
 
 
 def test_missing_data_points_at_fetch(delve, tmp_path):
+    unshipped_dataset(tmp_path)
     env = {"DELVE_DATA_PATH": str(tmp_path / "none"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
     _one_line_error(
-        delve("run", "lin-1", "kin-32fm/std.64", "--budget-mode", "work", env=env),
-        "delve fetch kin-32fm",
+        delve("run", "lin-1", "kin-32xx/std.64", "--budget-mode", "work", env=env),
+        "delve fetch kin-32xx",
     )
     assert not (tmp_path / "results").exists()
 

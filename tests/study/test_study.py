@@ -164,7 +164,8 @@ def test_a_study_runs_reports_checks_and_verifies_end_to_end(tmp_path, delve):
     assert "16 of 16 results done" in r.stdout
     base = tmp_path / "results" / "smoke"
     packed = pd.read_parquet(base / "losses" / "lin-1" / "kin-8nm-dist.parquet")
-    assert list(packed.columns) == ["task", "instance", "case", "S", "A", "L"]
+    # only the loss the study reports (S, its default) is committed
+    assert list(packed.columns) == ["task", "instance", "case", "S"]
     assert len(packed) == 8 * 512 and packed["S"].dtype == np.float32
     orig = pd.read_csv(base / "runs/lin-1/kin-8nm/dist/std.64/3/losses.csv")
     mine = packed[packed["instance"] == 3]
