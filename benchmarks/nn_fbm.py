@@ -38,6 +38,7 @@ from delve_bench.methods.mlp.mc import predictive, run_chain, select_states  # n
 from delve_bench.methods.mlp.network import mc_hidden_units  # noqa: E402
 
 PRIORS = "/ - x0.2:0.5:1 0.1:0.5 - x0.05:0.5 x0.2:0.5:1 1"  # App. A.4, `/ ti ih bh th ho io bo`
+GROUPS = ("ti", "ih", "bh", "th", "ho", "io", "bo")
 
 
 def fbm_chain(bin_dir: Path, work: Path, i: int, X, y, Xt, yt_enc, iterations: int) -> float:
@@ -57,7 +58,14 @@ def fbm_chain(bin_dir: Path, work: Path, i: int, X, y, Xt, yt_enc, iterations: i
         ["mc-spec", log, "sample-sigmas", "heatbath", "0.95", "hybrid", "100:10", "0.15", "negate"],
     ]
     (work / log).unlink(missing_ok=True)
-    for cmd in script:
+    if subprocess.run([str(bin_dir / "net-spec"), *script[0][1:]], cwd=work,
+                      capture_output=True).returncode:  # fmt: skip
+        # FBM after 2020 names the prior groups (ih=... bh=...) instead of listing them
+        named = [f"{g}={p}" for g, p in zip(GROUPS, PRIORS.split()[1:], strict=True) if p != "-"]
+        script[0] = ["net-spec", log, str(X.shape[1]), str(H), "1", "/", *named]
+        (work / log).unlink(missing_ok=True)
+        subprocess.run([str(bin_dir / "net-spec"), *script[0][1:]], cwd=work, check=True)
+    for cmd in script[1:]:
         subprocess.run([str(bin_dir / cmd[0]), *cmd[1:]], cwd=work, check=True)
     t0 = os.times()
     subprocess.run([str(bin_dir / "net-mc"), log, str(iterations + 1)], cwd=work, check=True)

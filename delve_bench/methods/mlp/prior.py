@@ -18,8 +18,9 @@ i.e. (precisions tau = 1/sigma^2, ``Gamma(mean, alpha)`` in Neal's parameterisat
 * output bias: sigma fixed at 1.
 
 Each conditional of a precision is a gamma distribution; the top-level ARD precision given
-the I per-input precisions is a generalised inverse Gaussian, sampled exactly with scipy
-(FBM used adaptive rejection sampling on log omega; same distribution).
+the I per-input precisions is a generalised inverse Gaussian, sampled exactly by
+:func:`delve_bench.numerics.gig.gig_draw` (scipy's method and draws, without its
+per-call overhead; FBM used adaptive rejection sampling on log omega; same distribution).
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.stats import geninvgauss
 
+from ...numerics.gig import gig_draw
 from .network import MlpShape
 
 
@@ -57,7 +58,10 @@ def gamma_conditional(
 ) -> np.ndarray:
     """Sample a precision with prior ``Gamma(mean, alpha)`` given ``k`` zero-mean Gaussian
     values of sum of squares ``ss``: ``Gamma(shape=(alpha+k)/2, rate=(alpha/mean+ss)/2)``
-    (FBM ``net-mc.c``). Vectorised over array arguments."""
+    (FBM ``net-mc.c``). Vectorised over array arguments; all-scalar arguments take
+    numpy's scalar path (the same draw, without the array checks)."""
+    if np.ndim(mean) == 0 and np.ndim(k) == 0 and np.ndim(ss) == 0:
+        return rng.gamma(0.5 * (alpha + float(k)), 1.0 / (0.5 * (alpha / float(mean) + float(ss))))
     shape = 0.5 * (alpha + np.asarray(k, dtype=float))
     rate = 0.5 * (alpha / np.asarray(mean, dtype=float) + np.asarray(ss, dtype=float))
     return rng.gamma(shape, 1.0 / rate)
@@ -74,7 +78,8 @@ def top_level_conditional(
     p = 0.5 * (alpha0 - len(taus) * alpha1)
     a = alpha0 / mu0
     b = alpha1 * float(np.sum(taus))
-    return float(geninvgauss.rvs(p, math.sqrt(a * b), scale=math.sqrt(b / a), random_state=rng))
+    # scipy's geninvgauss(p, sqrt(ab), scale=sqrt(b/a)), drawn without its overhead
+    return gig_draw(p, math.sqrt(a * b), rng) * math.sqrt(b / a)
 
 
 @dataclass(frozen=True)
