@@ -254,6 +254,7 @@ def main() -> None:
     ap.add_argument("--no-floor", action="store_true")
     ap.add_argument("--run-task", default="kin-8nm/std.1024")
     ap.add_argument("--run-instance", type=int, default=1)
+    ap.add_argument("--floor-sizes", type=int, nargs="+", default=[256, 512])
     ap.add_argument("--floor-iterations", type=int, default=600, help="gp-mc-1 trajectories")
     ap.add_argument("--reps", type=int, default=15, help="timings per floor component")
     args = ap.parse_args()
@@ -262,8 +263,8 @@ def main() -> None:
         if not args.no_run:
             part_run(args.run_task, args.run_instance, args.reps)
         if not args.no_floor:
-            part_floor(args.datasets, args.mc_size, args.instances[0], args.floor_iterations,
-                       args.reps)  # fmt: skip
+            for n in args.floor_sizes:
+                part_floor(args.datasets, n, args.instances[0], args.floor_iterations, args.reps)
         if not args.no_map:
             print("Part 1: gp-map-1 vs scikit-learn GaussianProcessRegressor (1 thread)")
             hdr = f"{'task':<22}{'inst':>5}{'map cpu s':>11}{'skl cpu s':>11}{'speed-up':>9}"

@@ -155,7 +155,7 @@ def _run(
     half = 0.5 * step
     kick = half * grad
     tmp = np.empty_like(x)
-    out = []
+    out: list[tuple[int, _Kept]] = []
     for k in range(1, n + 1):
         p -= kick
         np.multiply(step, p, out=tmp)

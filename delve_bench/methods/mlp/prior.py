@@ -61,7 +61,8 @@ def gamma_conditional(
     (FBM ``net-mc.c``). Vectorised over array arguments; all-scalar arguments take
     numpy's scalar path (the same draw, without the array checks)."""
     if np.ndim(mean) == 0 and np.ndim(k) == 0 and np.ndim(ss) == 0:
-        return rng.gamma(0.5 * (alpha + float(k)), 1.0 / (0.5 * (alpha / float(mean) + float(ss))))
+        rate = 0.5 * (alpha / float(mean) + float(ss))
+        return np.asarray(rng.gamma(0.5 * (alpha + float(k)), 1.0 / rate))
     shape = 0.5 * (alpha + np.asarray(k, dtype=float))
     rate = 0.5 * (alpha / np.asarray(mean, dtype=float) + np.asarray(ss, dtype=float))
     return rng.gamma(shape, 1.0 / rate)
