@@ -156,16 +156,23 @@ def _run(
     kick = half * grad
     tmp = np.empty_like(x)
     out: list[tuple[int, _Kept]] = []
-    for k in range(1, n + 1):
-        p -= kick
-        np.multiply(step, p, out=tmp)
-        x += tmp
+    multiply, subtract, add, into, isfinite = (
+        np.multiply,
+        np.subtract,
+        np.add,
+        energy.into,
+        math.isfinite,
+    )
+    for k in range(1, n + 1):  # (ufunc outputs passed positionally: keywords cost time)
+        subtract(p, kick, p)
+        multiply(step, p, tmp)
+        add(x, tmp, x)
         want = keep(k)
-        E = energy.into(x, grad, want)
-        if not math.isfinite(E):
+        E = into(x, grad, want)
+        if not isfinite(E):
             return k, False, out
-        np.multiply(half, grad, out=kick)
-        p -= kick
+        multiply(half, grad, kick)
+        subtract(p, kick, p)
         if want:
             H = E + 0.5 * float(p @ p)
             if not math.isfinite(H):

@@ -146,8 +146,8 @@ class PosteriorEnergy(Energy):
 
     def into(self, w: np.ndarray, grad: np.ndarray, with_energy: bool = True) -> float:
         e = self.data.likelihood_into(w, self.noise, grad, with_energy)
-        pw = np.multiply(self.prec, w, out=self._pw)
-        grad += pw
+        pw = np.multiply(self.prec, w, self._pw)
+        np.add(grad, pw, grad)
         return e + 0.5 * float(w @ pw) if with_energy else 0.0
 
     def __call__(self, w: np.ndarray) -> tuple[float, np.ndarray]:

@@ -62,6 +62,14 @@ class MlpShape:
             "bo": outer[H + I],
         }
 
+    def groups(self, w: np.ndarray) -> dict[str, np.ndarray]:
+        """Views of ``w`` (W,) by weight group, shaped as :meth:`group_index` (each group is
+        a contiguous run of the layout, so no index array is needed)."""
+        I, H = self.n_in, self.n_hidden
+        inner, outer = self.inner(w), self.outer(w)
+        return {"ih": inner[:I], "bh": inner[I], "ho": outer[:H], "io": outer[H : H + I],
+                "bo": outer[H + I]}  # fmt: skip
+
     def fan_in(self) -> np.ndarray:
         """Fan-in (bias included) of the unit each weight feeds: I+1 for weights into
         hidden units, H+I+1 for weights into outputs (App. A.3)."""
@@ -145,6 +153,7 @@ class MlpData:
         self.X1T = np.ascontiguousarray(self.X1.T)
         self.GX1 = np.empty((n, H + I + 1))  # [tanh(hidden), X, 1]
         self.GX1[:, H:] = self.X1
+        self._GX1_hidden, self._GX1T = self.GX1[:, :H], self.GX1.T  # views, made once
         self._G = np.empty((n, H))  # hidden values, contiguous
         self._R = np.empty((n, T))  # residuals
         self._R2 = np.empty((n, T))
@@ -154,21 +163,24 @@ class MlpData:
         self._w: np.ndarray | None = None
         self._g: np.ndarray | None = None
 
-    def _bind(self, w: np.ndarray) -> None:
+    def _forward(self, w: np.ndarray) -> np.ndarray:
+        """Training-set outputs (n, T) into the work array ``_R``, hidden values into
+        ``_G`` and ``GX1``. (Outputs are passed positionally: a keyword costs as much as
+        a small ufunc's work.)"""
         if w is not self._w:
             s = self.shape
             self._w, self._inner, self._outer = w, s.inner(w), s.outer(w)
             self._VT = self._outer[: s.n_hidden].T  # (T, H) hidden->output weights
+        G = self._G
+        np.dot(self.X1, self._inner, G)
+        np.tanh(G, G)
+        np.copyto(self._GX1_hidden, G)
+        return np.dot(self.GX1, self._outer, self._R)
 
     def outputs(self, w: np.ndarray) -> np.ndarray:
         """Training-set outputs (n, T) in a work array (overwritten by the next call);
         leaves the hidden values in ``GX1``."""
-        self._bind(w)
-        G = self._G
-        np.matmul(self.X1, self._inner, out=G)
-        np.tanh(G, out=G)
-        self.GX1[:, : self.shape.n_hidden] = G
-        return np.matmul(self.GX1, self._outer, out=self._R)
+        return self._forward(w)
 
     def residuals(self, w: np.ndarray) -> np.ndarray:
         """f(x_c) - t_c for the training cases, shape (n, T)."""
@@ -193,37 +205,32 @@ class MlpData:
     ) -> float:
         """The energy of :meth:`energy_grad`; its gradient (W,) is written into ``grad``.
         With ``with_energy=False`` only the gradient is computed (0 is returned)."""
-        s = self.shape
         if grad is not self._g:
+            s = self.shape
             self._g, self._ginner, self._gouter = grad, s.inner(grad), s.outer(grad)
-        self._bind(w)
-        G, R = self._G, self._R
-        np.dot(self.X1, self._inner, out=G)  # (the steps of outputs(), inlined)
-        np.tanh(G, out=G)
-        self.GX1[:, : s.n_hidden] = G
-        np.dot(self.GX1, self._outer, out=R)
-        R -= self.Y
+        R = self._forward(w)
+        np.subtract(R, self.Y, R)
         e = 0.0
-        if np.ndim(scale) == 0:
+        if getattr(scale, "ndim", 0) == 0:
             if with_energy:
                 e = 0.5 * float(scale) * float(np.vdot(R, R))
             if scale != 1.0:
-                R *= scale
+                np.multiply(R, scale, R)
         else:  # one scale (noise precision) per output
             if with_energy:
-                np.multiply(R, R, out=self._R2)
+                np.multiply(R, R, self._R2)
                 e = 0.5 * float(self._R2.sum(axis=0) @ scale)
-            R *= scale
-        np.dot(self.GX1.T, R, out=self._gouter)  # dE/d[V; W; b]
-        D, S = self._D, self._S
+            np.multiply(R, scale, R)
+        np.dot(self._GX1T, R, self._gouter)  # dE/d[V; W; b]
+        D, S, G = self._D, self._S, self._G
         # back-propagated error at the hidden units (one output: the same products as
         # a rank-1 matmul, without its BLAS call)
-        if s.n_out == 1:
-            np.multiply(R, self._VT, out=D)
+        if R.shape[1] == 1:
+            np.multiply(R, self._VT, D)
         else:
-            np.matmul(R, self._VT, out=D)
-        np.multiply(G, G, out=S)
-        np.subtract(1.0, S, out=S)
-        D *= S
-        np.dot(self.X1T, D, out=self._ginner)  # dE/d[U; a]
+            np.matmul(R, self._VT, D)
+        np.multiply(G, G, S)
+        np.subtract(1.0, S, S)
+        np.multiply(D, S, D)
+        np.dot(self.X1T, D, self._ginner)  # dE/d[U; a]
         return e
