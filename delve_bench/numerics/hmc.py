@@ -38,8 +38,9 @@ detailed balance.
 
 Speed (issue 30): a trajectory runs in place on preallocated position, momentum and
 gradient buffers, and keeps copies of the states of the two windows only (the others are
-never looked at, so an :class:`Energy` is asked only for their gradient). An energy that writes its gradient into a given buffer
-(:class:`Energy`, e.g. mlp-mc-1's fused network pass) is called directly; a plain
+never looked at, so an :class:`Energy` is asked only for their gradient). An energy that
+writes its gradient into a given buffer (:class:`Energy`, e.g. mlp-mc-1's network pass)
+is called directly; a plain
 ``energy(x) -> (E, grad)`` function is wrapped (:class:`FunctionEnergy`). The arithmetic of
 a step is the one written above, in the same order, so the path does not depend on which
 kind of energy is given beyond what the energy itself computes.
@@ -149,8 +150,8 @@ def _run(
     ``p -= step/2 grad; x += step p; grad = dE/dx; p -= step/2 grad``.
 
     Returns the steps taken, False if the last of them met an impossible state (True
-    otherwise), and copies of the states ``k`` (1..n) with ``keep(k)``, the only ones whose energy is asked for (see
-    :meth:`Energy.into`). ``step/2 grad`` of a step's second half-kick is the first
+    otherwise), and copies of the states ``k`` (1..n) with ``keep(k)``, the only ones
+    whose energy is asked for (see :meth:`Energy.into`). ``step/2 grad`` of a step's second half-kick is the first
     half-kick of the next: computed once, the same numbers."""
     half = 0.5 * step
     kick = half * grad
