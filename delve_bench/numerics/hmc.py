@@ -40,10 +40,10 @@ Speed (issue 30): a trajectory runs in place on preallocated position, momentum 
 gradient buffers, and keeps copies of the states of the two windows only (the others are
 never looked at, so an :class:`Energy` is asked only for their gradient). An energy that
 writes its gradient into a given buffer (:class:`Energy`, e.g. mlp-mc-1's network pass)
-is called directly; a plain
-``energy(x) -> (E, grad)`` function is wrapped (:class:`FunctionEnergy`). The arithmetic of
-a step is the one written above, in the same order, so the path does not depend on which
-kind of energy is given beyond what the energy itself computes.
+is called directly; a plain ``energy(x) -> (E, grad)`` function is wrapped
+(:class:`FunctionEnergy`). The arithmetic of a step is the one written above, in the same
+order, so the path does not depend on which kind of energy is given beyond what the
+energy itself computes.
 """
 
 from __future__ import annotations
