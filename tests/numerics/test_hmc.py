@@ -123,3 +123,61 @@ def test_partial_refresh_preserves_the_unit_gaussian():
         ps.append(s.p)
     ps = np.array(ps[2000:])
     assert ps.var(0) == pytest.approx([1, 1], abs=0.1)
+
+
+def test_categorical_draw_is_generator_choice():
+    """The window pick draws what ``rng.choice(k, p=...)`` draws (a seeded chain keeps
+    its states), without its argument checks."""
+    r, a, b = (np.random.default_rng(s) for s in (0, 7, 7))
+    for _ in range(2000):
+        k = int(r.integers(2, 12))
+        w = np.exp(-r.standard_normal(k) * r.uniform(0, 30))
+        assert int(a.choice(k, p=w / w.sum())) == hmc.categorical_draw(w / w.sum(), b)
+
+
+class _Counted(hmc.Energy):
+    """``gauss`` in place, counting the calls that ask for E."""
+
+    def __init__(self, skip_energy: bool):
+        self.skip, self.with_energy, self.calls = skip_energy, 0, 0
+
+    def into(self, x, grad, with_energy=True):
+        self.calls += 1
+        self.with_energy += with_energy
+        E, g = gauss(x)
+        grad[...] = g
+        return E if with_energy or not self.skip else 0.0
+
+
+def test_in_place_energy_gives_the_chain_of_the_function_energy():
+    """Windows of 3 in trajectories of 12: E is asked for only at the window states (6
+    of 12, the start's known), and skipping it elsewhere changes nothing."""
+    runs = []
+    for energy in (gauss, _Counted(skip_energy=True)):
+        s = hmc.HMC(energy, np.zeros(2), np.random.default_rng(9), step_size=0.3, n_steps=12,
+                    window=3, persistence=0.5)  # fmt: skip
+        xs = []
+        for _ in range(200):
+            s.step()
+            xs.append(s.x.copy())
+        runs.append(np.array(xs))
+    np.testing.assert_array_equal(runs[0], runs[1])
+    counted = energy
+    assert counted.calls == 1 + 200 * 12  # the start, then one per leapfrog step
+    assert counted.with_energy == 1 + 200 * 5  # windows 0..2 and 10..12, less the start
+
+
+def test_non_finite_gradient_between_the_windows_rejects_the_trajectory():
+    class Bad(hmc.Energy):
+        def into(self, x, grad, with_energy=True):
+            E, g = gauss(x)
+            grad[...] = g if abs(x[0]) < 3 else np.nan  # NaN gradient, energy skipped
+            return E if with_energy else 0.0
+
+    s = hmc.HMC(Bad(), np.zeros(2), np.random.default_rng(1), step_size=0.5, n_steps=20,
+                window=2)  # fmt: skip
+    s.p = np.array([20.0, 0.0])  # runs out past |x| = 3 between the windows
+    x0 = s.x.copy()
+    t = s.trajectory()
+    assert not t.accepted and t.accept_prob == 0.0
+    np.testing.assert_array_equal(s.x, x0)

@@ -90,18 +90,22 @@ def neg_log_prior(theta: np.ndarray) -> tuple[float, np.ndarray]:
     return float(val), grad
 
 
-def _gram(Z: np.ndarray) -> np.ndarray:
-    """``Z Z'`` by a plain ``gemm`` (Fortran-ordered result). numpy's ``Z @ Z.T`` takes the
-    ``syrk`` path, several times slower for the few columns (inputs) we have."""
-    return blas.dgemm(1.0, Z, Z, trans_b=1)
+def _gram(Z: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``Z Z'`` by a plain ``gemm`` (Fortran-ordered result, into ``out`` (n, n) if given,
+    which must be Fortran-ordered). numpy's ``Z @ Z.T`` takes the ``syrk`` path, several
+    times slower for the few columns (inputs) we have."""
+    if out is None:
+        return blas.dgemm(1.0, Z, Z, trans_b=1)
+    return blas.dgemm(1.0, Z, Z, trans_b=1, c=out, overwrite_c=1)
 
 
-def _se_part(Xs: np.ndarray, log_v0: float) -> np.ndarray:
+def _se_part(Xs: np.ndarray, log_v0: float, out: np.ndarray | None = None) -> np.ndarray:
     """``v0 exp(-1/2 |xs_p - xs_q|^2)`` for the scaled inputs ``Xs = X sqrt(w)``, in place
-    over one n-by-n buffer: ``log v0 + xs_p.xs_q - |xs_p|^2/2 - |xs_q|^2/2``, clipped at
-    ``log v0`` (rounding), exponentiated."""
+    over one n-by-n buffer (``out`` if given, Fortran-ordered):
+    ``log v0 + xs_p.xs_q - |xs_p|^2/2 - |xs_q|^2/2``, clipped at ``log v0`` (rounding),
+    exponentiated."""
     h = 0.5 * (Xs * Xs).sum(1) - 0.5 * log_v0
-    K1 = _gram(Xs)
+    K1 = _gram(Xs, out)
     K1 -= h[:, None]
     K1 -= h[None, :]
     np.minimum(K1, log_v0, out=K1)
@@ -125,15 +129,29 @@ class GPObjective:
         self.X2 = self.X * self.X
         self.x2 = self.X2.sum(1)  # |x_p|^2 = diag(X X')
         self.evals = 0
+        # n-by-n (Q, K1) buffer pairs free for the next evaluation: an evaluation holds
+        # its pair until its gradient is taken (HMC: at once), so that the steady state
+        # allocates nothing (a fresh n-by-n array costs its page faults, at n = 256 as
+        # much as the exp of its elements)
+        self._free: list[tuple[np.ndarray, np.ndarray]] = []
 
-    def covariance(self, h: Hyper) -> tuple[np.ndarray, np.ndarray]:
+    def _buffers(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._free:
+            return self._free.pop()
+        n = self.n
+        return np.empty((n, n), order="F"), np.empty((n, n), order="F")
+
+    def covariance(
+        self, h: Hyper, out: tuple[np.ndarray, np.ndarray] | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """``(Q, K1)``: the full training covariance and its squared-exponential part
-        (both symmetric and Fortran-ordered)."""
-        K1 = _se_part(self.X * np.sqrt(h.w), np.log(h.v0))
-        Q = h.a1 * self.XXt
+        (both symmetric and Fortran-ordered; into the buffers ``out`` if given)."""
+        Q, K1 = out if out is not None else (np.empty((self.n, self.n), order="F"), None)
+        K1 = _se_part(self.X * np.sqrt(h.w), np.log(h.v0), K1)
+        np.multiply(h.a1, self.XXt, out=Q)
         Q += h.a0
         Q += K1
-        Q[np.diag_indices_from(Q)] += h.r2
+        Q.T.reshape(-1)[:: self.n + 1] += h.r2  # the diagonal (a view: Q is contiguous)
         return Q, K1
 
     def __call__(self, theta: np.ndarray):
@@ -143,23 +161,27 @@ class GPObjective:
         if not np.all(np.isfinite(theta)) or np.any(np.abs(theta) > 700):
             return np.inf, nan
         h = Hyper.from_theta(theta)
-        Q, K1 = self.covariance(h)
+        bufs = self._buffers()
+        Q, K1 = self.covariance(h, bufs)
         # Q is Fortran-ordered: factorised in place without a copy; clean=1 zeroes the
         # upper triangle, which potri leaves alone
         L, info = lapack.dpotrf(Q, lower=1, clean=1, overwrite_a=1)
         if info != 0:  # not positive definite: an impossible state (E = +inf)
+            self._free.append(bufs)
             return np.inf, nan
         q, _ = lapack.dpotrs(L, self.t, lower=1)
         E = float(np.sum(np.log(np.diag(L)))) + 0.5 * float(self.t @ q)
         prior, gprior = neg_log_prior(theta)
         E += prior
         if not np.isfinite(E):
+            self._free.append(bufs)
             return np.inf, nan
         memo: list[np.ndarray] = []  # potri overwrites L: compute the gradient once
 
         def gradient() -> np.ndarray:
             if not memo:
                 memo.append(self._gradient(h, L, q, K1, gprior))
+                self._free.append(bufs)  # L and K1 are spent: the next evaluation's
             return memo[0]
 
         return E, gradient
@@ -177,14 +199,14 @@ class GPObjective:
         if info != 0:
             return np.full(m + 4, np.nan)
         dQl = np.diag(Ql).copy()
-        A = Ql * K1  # lower triangle of Q^-1 o K1
         dA = dQl * np.diag(K1)
-        AX1 = A @ self.X1  # [row sums, A X]
-        cA = A.sum(0)  # column sums
         # q q' o K1 part: K1 [q, q o X]
         Y = q[:, None] * self.X1
         KY = K1 @ Y
         Kq, KYX = KY[:, 0], KY[:, 1:]
+        A = np.multiply(Ql, K1, out=K1)  # lower triangle of Q^-1 o K1 (K1 is spent)
+        AX1 = A @ self.X1  # [row sums, A X]
+        cA = A.sum(0)  # column sums
         S = X2.T @ (AX1[:, 0] + cA) - 2.0 * np.einsum("pk,pk->k", X, AX1[:, 1:])
         T = 2.0 * (X2.T @ (q * Kq) - np.einsum("pk,pk->k", Y[:, 1:], KYX))
         g = np.empty(m + 4)

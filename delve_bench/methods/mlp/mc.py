@@ -64,7 +64,7 @@ from typing import Any
 
 import numpy as np
 
-from ...numerics.hmc import HMC
+from ...numerics.hmc import HMC, Energy
 from ...numerics.mixture import mixture_median
 from ..base import Budget, FitContext, GaussianMixture, Method, Prediction
 from .network import MlpData, MlpShape, forward_many, mc_hidden_units
@@ -132,19 +132,32 @@ class _Store:
             self.items = [s for s in self.items if s.iteration % self.stride == 0]
 
 
-def posterior_energy(data: MlpData, prior: NealPrior, h: Hypers):
+class PosteriorEnergy(Energy):
     """The HMC potential energy of the weights given the hyperparameters ``h``,
-    ``E(w) = sum_o tau_o/2 sum_c (f_o(x_c) - t_co)^2 + sum_k tau_(k) w_k^2 / 2``, as a
-    function returning ``(E, dE/dw)``."""
-    prec, noise = prior.precisions(h), h.noise.copy()
+    ``E(w) = sum_o tau_o/2 sum_c (f_o(x_c) - t_co)^2 + sum_k tau_(k) w_k^2 / 2``, with its
+    gradient written in place (one network pass into preallocated buffers,
+    :meth:`MlpData.likelihood_into`).
+    Calling it, ``energy(w) -> (E, dE/dw)``, gives a fresh gradient."""
 
-    def energy(w: np.ndarray) -> tuple[float, np.ndarray]:
-        e, g = data.energy_grad(w, noise)
-        pw = prec * w
-        g += pw
-        return e + 0.5 * float(w @ pw), g
+    def __init__(self, data: MlpData, prior: NealPrior, h: Hypers):
+        self.data = data
+        self.prec, self.noise = prior.precisions(h), np.array(h.noise, dtype=float)
+        self._pw = np.empty_like(self.prec)
 
-    return energy
+    def into(self, w: np.ndarray, grad: np.ndarray, with_energy: bool = True) -> float:
+        e = self.data.likelihood_into(w, self.noise, grad, with_energy)
+        pw = np.multiply(self.prec, w, self._pw)
+        np.add(grad, pw, grad)
+        return e + 0.5 * float(w @ pw) if with_energy else 0.0
+
+    def __call__(self, w: np.ndarray) -> tuple[float, np.ndarray]:
+        g = np.empty_like(w)
+        return self.into(w, g), g
+
+
+def posterior_energy(data: MlpData, prior: NealPrior, h: Hypers) -> PosteriorEnergy:
+    """The potential energy of the weights given ``h`` (:class:`PosteriorEnergy`)."""
+    return PosteriorEnergy(data, prior, h)
 
 
 def run_chain(

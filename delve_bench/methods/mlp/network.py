@@ -62,6 +62,14 @@ class MlpShape:
             "bo": outer[H + I],
         }
 
+    def groups(self, w: np.ndarray) -> dict[str, np.ndarray]:
+        """Views of ``w`` (W,) by weight group, shaped as :meth:`group_index` (each group is
+        a contiguous run of the layout, so no index array is needed)."""
+        I, H = self.n_in, self.n_hidden
+        inner, outer = self.inner(w), self.outer(w)
+        return {"ih": inner[:I], "bh": inner[I], "ho": outer[:H], "io": outer[H : H + I],
+                "bo": outer[H + I]}  # fmt: skip
+
     def fan_in(self) -> np.ndarray:
         """Fan-in (bias included) of the unit each weight feeds: I+1 for weights into
         hidden units, H+I+1 for weights into outputs (App. A.3)."""
@@ -119,33 +127,60 @@ def forward_many(shape: MlpShape, ws: np.ndarray, X: np.ndarray) -> np.ndarray:
 
 class MlpData:
     """A network shape bound to training data, with preallocated work arrays, giving the
-    squared-error energy and its gradient by back-propagation for all cases
-    at once.
+    squared-error energy and its gradient by back-propagation for all cases at once.
 
     ``energy_grad(w, scale)`` returns ``E = 1/2 sum_c sum_o scale_o (f_o(x_c) - t_co)^2`` and
     dE/dw: the mlp-ese-1 training error with scale 1, the mlp-mc-1 likelihood energy with
-    scale = noise precision (a scalar or one per output). The returned gradient is a fresh array (callers may keep it).
+    scale = noise precision (a scalar or one per output). The returned gradient is a fresh
+    array (callers may keep it). :meth:`likelihood_into` is the same pass writing the
+    gradient into a given buffer, as mlp-mc-1's sampler calls it at every leapfrog step.
+
+    Speed (issue 30): every product is one BLAS call (``np.dot``, the least overhead)
+    into a preallocated buffer, the
+    elementwise work runs on contiguous arrays (a ufunc on a strided view of ``GX1`` is
+    several times slower), and the views of a weight vector are made once per array (a
+    sampler passes the same work buffer at every step).
     """
 
     def __init__(self, shape: MlpShape, X: np.ndarray, Y: np.ndarray):
         X = np.asarray(X, dtype=float)
         Y = np.asarray(Y, dtype=float).reshape(len(X), shape.n_out)
-        n, I, H = len(X), shape.n_in, shape.n_hidden
+        n, I, H, T = len(X), shape.n_in, shape.n_hidden, shape.n_out
         self.shape, self.n, self.Y = shape, n, Y
         self.X1 = np.empty((n, I + 1))  # [X, 1]
         self.X1[:, :I] = X
         self.X1[:, I] = 1.0
+        self.X1T = np.ascontiguousarray(self.X1.T)
         self.GX1 = np.empty((n, H + I + 1))  # [tanh(hidden), X, 1]
         self.GX1[:, H:] = self.X1
-        self._Z = np.empty((n, H))
+        self._GX1_hidden, self._GX1T = self.GX1[:, :H], self.GX1.T  # views, made once
+        self._G = np.empty((n, H))  # hidden values, contiguous
+        self._R = np.empty((n, T))  # residuals
+        self._R2 = np.empty((n, T))
+        self._D = np.empty((n, H))  # back-propagated errors
+        self._S = np.empty((n, H))  # tanh'
         self.sum_x2 = (X * X).sum(axis=0)  # sum_c x_ci^2, for HMC step sizes (Neal's heuristic)
+        self._w: np.ndarray | None = None
+        self._g: np.ndarray | None = None
+
+    def _forward(self, w: np.ndarray) -> np.ndarray:
+        """Training-set outputs (n, T) into the work array ``_R``, hidden values into
+        ``_G`` and ``GX1``. (Outputs are passed positionally: a keyword costs as much as
+        a small ufunc's work.)"""
+        if w is not self._w:
+            s = self.shape
+            self._w, self._inner, self._outer = w, s.inner(w), s.outer(w)
+            self._VT = self._outer[: s.n_hidden].T  # (T, H) hidden->output weights
+        G = self._G
+        np.dot(self.X1, self._inner, G)
+        np.tanh(G, G)
+        np.copyto(self._GX1_hidden, G)
+        return np.dot(self.GX1, self._outer, self._R)
 
     def outputs(self, w: np.ndarray) -> np.ndarray:
-        """Training-set outputs (n, T); leaves the hidden values in ``GX1``."""
-        s = self.shape
-        np.matmul(self.X1, s.inner(w), out=self._Z)
-        np.tanh(self._Z, out=self.GX1[:, : s.n_hidden])
-        return self.GX1 @ s.outer(w)
+        """Training-set outputs (n, T) in a work array (overwritten by the next call);
+        leaves the hidden values in ``GX1``."""
+        return self._forward(w)
 
     def residuals(self, w: np.ndarray) -> np.ndarray:
         """f(x_c) - t_c for the training cases, shape (n, T)."""
@@ -158,21 +193,44 @@ class MlpData:
     def energy_grad(
         self, w: np.ndarray, scale: float | np.ndarray = 1.0
     ) -> tuple[float, np.ndarray]:
-        s = self.shape
-        H = s.n_hidden
-        R = self.outputs(w)
-        R -= self.Y
-        if np.ndim(scale) == 0:
-            e = 0.5 * float(scale) * float(np.vdot(R, R))
+        g = np.empty(self.shape.n_weights)
+        return self.likelihood_into(w, scale, g), g
+
+    def likelihood_into(
+        self,
+        w: np.ndarray,
+        scale: float | np.ndarray,
+        grad: np.ndarray,
+        with_energy: bool = True,
+    ) -> float:
+        """The energy of :meth:`energy_grad`; its gradient (W,) is written into ``grad``.
+        With ``with_energy=False`` only the gradient is computed (0 is returned)."""
+        if grad is not self._g:
+            s = self.shape
+            self._g, self._ginner, self._gouter = grad, s.inner(grad), s.outer(grad)
+        R = self._forward(w)
+        np.subtract(R, self.Y, R)
+        e = 0.0
+        if getattr(scale, "ndim", 0) == 0:
+            if with_energy:
+                e = 0.5 * float(scale) * float(np.vdot(R, R))
             if scale != 1.0:
-                R *= scale
+                np.multiply(R, scale, R)
         else:  # one scale (noise precision) per output
-            e = 0.5 * float((R * R).sum(axis=0) @ scale)
-            R *= scale
-        g = np.empty(s.n_weights)
-        np.matmul(self.GX1.T, R, out=s.outer(g))  # dE/d[V; W; b]
-        G = self.GX1[:, :H]
-        D = R @ s.outer(w)[:H].T  # back-propagated error at the hidden units
-        D *= 1.0 - G * G
-        np.matmul(self.X1.T, D, out=s.inner(g))  # dE/d[U; a]
-        return e, g
+            if with_energy:
+                np.multiply(R, R, self._R2)
+                e = 0.5 * float(self._R2.sum(axis=0) @ scale)
+            np.multiply(R, scale, R)
+        np.dot(self._GX1T, R, self._gouter)  # dE/d[V; W; b]
+        D, S, G = self._D, self._S, self._G
+        # back-propagated error at the hidden units (one output: the same products as
+        # a rank-1 matmul, without its BLAS call)
+        if R.shape[1] == 1:
+            np.multiply(R, self._VT, D)
+        else:
+            np.matmul(R, self._VT, D)
+        np.multiply(G, G, S)
+        np.subtract(1.0, S, S)
+        np.multiply(D, S, D)
+        np.dot(self.X1T, D, self._ginner)  # dE/d[U; a]
+        return e

@@ -18,8 +18,9 @@ i.e. (precisions tau = 1/sigma^2, ``Gamma(mean, alpha)`` in Neal's parameterisat
 * output bias: sigma fixed at 1.
 
 Each conditional of a precision is a gamma distribution; the top-level ARD precision given
-the I per-input precisions is a generalised inverse Gaussian, sampled exactly with scipy
-(FBM used adaptive rejection sampling on log omega; same distribution).
+the I per-input precisions is a generalised inverse Gaussian, sampled exactly by
+:func:`delve_bench.numerics.gig.gig_draw` (scipy's method and draws, without its
+per-call overhead; FBM used adaptive rejection sampling on log omega; same distribution).
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.stats import geninvgauss
 
+from ...numerics.gig import gig_draw
 from .network import MlpShape
 
 
@@ -57,7 +58,11 @@ def gamma_conditional(
 ) -> np.ndarray:
     """Sample a precision with prior ``Gamma(mean, alpha)`` given ``k`` zero-mean Gaussian
     values of sum of squares ``ss``: ``Gamma(shape=(alpha+k)/2, rate=(alpha/mean+ss)/2)``
-    (FBM ``net-mc.c``). Vectorised over array arguments."""
+    (FBM ``net-mc.c``). Vectorised over array arguments; all-scalar arguments take
+    numpy's scalar path (the same draw, without the array checks)."""
+    if np.ndim(mean) == 0 and np.ndim(k) == 0 and np.ndim(ss) == 0:
+        rate = 0.5 * (alpha / float(mean) + float(ss))
+        return np.asarray(rng.gamma(0.5 * (alpha + float(k)), 1.0 / rate))
     shape = 0.5 * (alpha + np.asarray(k, dtype=float))
     rate = 0.5 * (alpha / np.asarray(mean, dtype=float) + np.asarray(ss, dtype=float))
     return rng.gamma(shape, 1.0 / rate)
@@ -74,7 +79,8 @@ def top_level_conditional(
     p = 0.5 * (alpha0 - len(taus) * alpha1)
     a = alpha0 / mu0
     b = alpha1 * float(np.sum(taus))
-    return float(geninvgauss.rvs(p, math.sqrt(a * b), scale=math.sqrt(b / a), random_state=rng))
+    # scipy's geninvgauss(p, sqrt(ab), scale=sqrt(b/a)), drawn without its overhead
+    return gig_draw(p, math.sqrt(a * b), rng) * math.sqrt(b / a)
 
 
 @dataclass(frozen=True)
@@ -132,33 +138,36 @@ class NealPrior:
 
     def precisions(self, h: Hypers) -> np.ndarray:
         """The prior precision of every weight (flat, in the network's layout)."""
-        ix = self.index
         prec = np.empty(self.shape.n_weights)
-        prec[ix["ih"]] = h.ih[:, None]
-        prec[ix["bh"]] = h.bh
-        prec[ix["ho"]] = h.ho
-        prec[ix["io"]] = h.io[:, None]
-        prec[ix["bo"]] = 1.0 / self.bo_sigma**2
+        g = self.shape.groups(prec)
+        g["ih"][...] = h.ih[:, None]
+        g["bh"][...] = h.bh
+        g["ho"][...] = h.ho
+        g["io"][...] = h.io[:, None]
+        g["bo"][...] = 1.0 / self.bo_sigma**2
         return prec
 
     def sample_noise(self, rng: np.random.Generator, h: Hypers, resid: np.ndarray) -> None:
         """Gibbs update of the noise precision of each output given the training residuals
         (n, T): K = n, SS = sum of squared residuals (FBM ``sample-noise``)."""
         ss = (resid * resid).sum(axis=0)
-        h.noise = gamma_conditional(rng, self.noise_mean, self.noise_alpha, len(resid), ss)
+        if len(ss) == 1:  # numpy's scalar path: the same draw, a third of the time
+            ss = float(ss[0])
+        noise = gamma_conditional(rng, self.noise_mean, self.noise_alpha, len(resid), ss)
+        h.noise = noise.reshape(-1)
 
     def sample_sigmas(self, rng: np.random.Generator, h: Hypers, w: np.ndarray) -> None:
         """Gibbs update of all weight hyperparameters given the weights, in FBM's order:
         ih (per input, then top), bh, ho, io (per input, then top); bo is fixed."""
-        ix, a1, a0 = self.index, self.ard_alpha_input, self.ard_alpha_top
-        ih = w[ix["ih"]]  # (I, H)
+        ix, a1, a0 = self.shape.groups(w), self.ard_alpha_input, self.ard_alpha_top
+        ih = ix["ih"]  # (I, H)
         h.ih = gamma_conditional(rng, h.ih_top, a1, ih.shape[1], (ih * ih).sum(axis=1))
         h.ih_top = top_level_conditional(rng, h.ih, self.ard_mean, a0, a1)
-        bh = w[ix["bh"]]
+        bh = ix["bh"]
         h.bh = float(gamma_conditional(rng, self.bh_mean, self.bh_alpha, bh.size, bh @ bh))
-        ho = w[ix["ho"]]
+        ho = ix["ho"]
         h.ho = float(gamma_conditional(rng, self.ho_mean, self.ho_alpha, ho.size, np.vdot(ho, ho)))
-        io = w[ix["io"]]  # (I, T)
+        io = ix["io"]  # (I, T)
         h.io = gamma_conditional(rng, h.io_top, a1, io.shape[1], (io * io).sum(axis=1))
         h.io_top = top_level_conditional(rng, h.io, self.ard_mean, a0, a1)
 
@@ -168,15 +177,15 @@ class NealPrior:
         ``net-mc.c``): the prior precision plus the data curvature, with ``s_o = tau_eps,o``
         per output and
         ``s_h = sigma_ho^2 sum_o s_o`` per hidden unit."""
-        ix = self.index
         s_o = np.asarray(h.noise, dtype=float)  # (T,)
         s_h = float(s_o.sum()) / h.ho
         curv = np.empty(self.shape.n_weights)
-        curv[ix["ih"]] = h.ih[:, None] + sum_x2[:, None] * s_h
-        curv[ix["bh"]] = h.bh + n * s_h
-        curv[ix["ho"]] = h.ho + n * s_o[None, :]
-        curv[ix["io"]] = h.io[:, None] + sum_x2[:, None] * s_o[None, :]
-        curv[ix["bo"]] = 1.0 / self.bo_sigma**2 + n * s_o
+        g = self.shape.groups(curv)
+        g["ih"][...] = h.ih[:, None] + sum_x2[:, None] * s_h
+        g["bh"][...] = h.bh + n * s_h
+        g["ho"][...] = h.ho + n * s_o[None, :]
+        g["io"][...] = h.io[:, None] + sum_x2[:, None] * s_o[None, :]
+        g["bo"][...] = 1.0 / self.bo_sigma**2 + n * s_o
         return 1.0 / np.sqrt(curv)
 
 

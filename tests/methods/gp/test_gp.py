@@ -92,6 +92,21 @@ def test_gradient_matches_finite_differences():
         np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-6)
 
 
+def test_outstanding_lazy_gradients_keep_their_own_buffers():
+    """The objective reuses its n-by-n buffers, but only once a gradient is taken: a line
+    search may evaluate several points before asking for an earlier one's gradient."""
+    X, t, rng = toy()
+    thetas = [initial_theta(4) + 0.5 * rng.standard_normal(8) for _ in range(3)]
+    fresh = [GPObjective(X, t)(th) for th in thetas]
+    want = [(E, g()) for E, g in fresh]
+    obj = GPObjective(X, t)
+    for _ in range(2):  # the second round runs on recycled buffers
+        pending = [obj(th) for th in thetas]
+        for (E, g), (E0, g0) in zip(pending[::-1], want[::-1], strict=True):
+            assert E == E0
+            np.testing.assert_array_equal(g(), g0)
+
+
 def test_not_positive_definite_is_infinite_energy_not_a_crash():
     X = np.repeat(np.array([[0.1, 0.2]]), 5, axis=0)  # five identical cases
     t = np.arange(5.0)

@@ -104,6 +104,23 @@ def test_backprop_gradient_matches_finite_differences(T, scale):
     assert data.energy(w, scale) == pytest.approx(e, rel=1e-12)
 
 
+@pytest.mark.parametrize(
+    "T,scale", [(1, 1.0), (1, 37.5), (1, np.array([4.0])), (2, np.array([3.0, 0.25]))]
+)
+def test_in_place_pass_is_energy_grad(T, scale):
+    """The pass the sampler calls at every step writes energy_grad's gradient (bit for
+    bit: the same products) into the given buffer; without the energy, the same gradient."""
+    s, X, Y, w = _net(T=T)
+    data = mlp.MlpData(s, X, Y)
+    e, g = data.energy_grad(w, scale)
+    g2 = np.full_like(g, np.nan)
+    assert data.likelihood_into(w, scale, g2) == e
+    np.testing.assert_array_equal(g2, g)
+    g3 = np.full_like(g, np.nan)
+    assert data.likelihood_into(w + 0.0, scale, g3, with_energy=False) == 0.0
+    np.testing.assert_array_equal(g3, g)
+
+
 def test_posterior_energy_gradient_includes_the_prior():
     s, X, Y, w = _net(I=3, H=6)
     prior = mlp_prior.NealPrior(s)
