@@ -270,6 +270,13 @@ class FitContext:
     info : dict
         Facts the method records (JSON-serialisable after numpy conversion); they land
         under ``info`` in the instance's meta.json.
+    first_training : callable or None
+        ``first_training() -> (X, y)``: the training set of the task's first instance
+        (instance 0), X of shape (n0, m) and y of shape (n0,), exactly as the method would
+        receive it there (encoded, or raw for ``wants_raw``). For methods whose papers fix
+        a setting once per data set on the first realisation's training set (Hong, Chen et
+        al. 2014's kernel width); never test data. None outside the runner: such a method
+        then uses its own training set.
     """
 
     rng: np.random.Generator
@@ -282,6 +289,7 @@ class FitContext:
     #: anytime method keeps, at the moment each is exhausted, what that shorter run would
     #: have predicted with (see :meth:`Method.snapshot`)
     snapshots: dict[float, Budget] = field(default_factory=dict)
+    first_training: Callable[[], tuple[np.ndarray, np.ndarray]] | None = None
 
     @classmethod
     def seeded(

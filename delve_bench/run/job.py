@@ -282,21 +282,32 @@ class Fitted:
     info: dict = field(default_factory=dict)
 
 
+def training_set(method: Method, enc: EncodedInstance) -> tuple[np.ndarray, np.ndarray]:
+    """The training inputs (n, m) and targets (n,) of ``enc`` as ``method`` receives them:
+    encoded, or raw when it sets ``wants_raw`` (class codes are the raw form of a
+    categorical target too)."""
+    if method.wants_raw:
+        y = enc.y_train if enc.coding.categorical else enc.raw_y_train
+        return enc.raw_train, y
+    return enc.X_train, enc.y_train
+
+
+def first_training(
+    ws: Workspace, ref: TaskRef | str, method: Method
+) -> Callable[[], tuple[np.ndarray, np.ndarray]]:
+    """``FitContext.first_training`` for ``method`` on task ``ref``: a callable that loads
+    instance 0's training set only when the method asks for it."""
+    return lambda: training_set(method, load_instance(ws, ref, 0))
+
+
 def fit_predict(method: Method, enc: EncodedInstance, ctx: FitContext) -> Fitted:
     """Fit ``method`` on the training set of ``enc`` and predict its test set.
 
     The method sees encoded data (raw data when it sets ``wants_raw``)."""
     cpu0 = time.process_time()
-    if method.wants_raw:
-        # class codes are the raw form of a categorical target too
-        y = enc.y_train if enc.coding.categorical else enc.raw_y_train
-        method.fit(enc.raw_train, y, ctx)
-        fit_cpu = time.process_time() - cpu0
-        pred = method.predict(enc.raw_test)
-    else:
-        method.fit(enc.X_train, enc.y_train, ctx)
-        fit_cpu = time.process_time() - cpu0
-        pred = method.predict(enc.X_test)
+    method.fit(*training_set(method, enc), ctx)
+    fit_cpu = time.process_time() - cpu0
+    pred = method.predict(enc.raw_test if method.wants_raw else enc.X_test)
     return Fitted(pred, fit_cpu, ctx.info | pred.info)
 
 
@@ -521,6 +532,7 @@ def _execute_locked(ws: Workspace, d: Path, job: Job, options: RunOptions) -> Ou
             kinds=enc.coding.kinds,
             classes=enc.coding.classes,
             snapshots=snaps,
+            first_training=first_training(ws, job.ref, method),
         )
         fitted = fit_predict(method, enc, ctx)
         if enc.coding.categorical:

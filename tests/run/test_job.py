@@ -245,3 +245,16 @@ def test_bad_memory_limits_are_refused(text):
 
     with pytest.raises(DelveError, match="--memory-limit"):
         _memory_limit(text, 1)
+
+
+def test_first_training_is_instance_0s_training_set_as_the_method_sees_it(ws):
+    from delve_bench.methods.classify.ofs import OfsLoomi
+    from delve_bench.run.job import first_training
+
+    ref = TaskRef("heart", "ida", 170)
+    e0, e3 = load_instance(ws, ref, 0), load_instance(ws, ref, 3)
+    X, y = first_training(ws, ref, OfsLoomi())()
+    assert np.array_equal(X, e0.X_train) and np.array_equal(y, e0.y_train)
+    X, y = first_training(ws, ref, OfsLoomi(inputs="raw"))()
+    assert np.array_equal(X, e0.raw_train) and np.array_equal(y, e0.y_train)
+    assert not np.array_equal(e3.X_train, e0.X_train)

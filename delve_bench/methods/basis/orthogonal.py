@@ -86,6 +86,7 @@ class OrthogonalSelection:
         self.lam_update, self.n_bayes = lam_update, n_bayes
         self.lam_max, self.lam_reset = lam_max, lam_reset
         self.resets = 0  # evidence lambdas reset to lam_reset
+        self.reset_at: list[int] = []  # the 0-based term numbers whose lambda was reset
 
     # ------------------------------------------------------------------------ quantities
     @property
@@ -203,6 +204,7 @@ class OrthogonalSelection:
                 break
         if not ok or lam > self.lam_max:
             self.resets += 1
+            self.reset_at.append(self.m)
             return self.lam_reset
         return float(lam)
 

@@ -1,4 +1,4 @@
-"""ofs-loomi-1 and its ablations: Hong, Chen et al.'s (2014) RBF classifier grown by
+"""ofs-loomi-1, its variant and ablations: Hong, Chen et al.'s (2014) RBF classifier grown by
 orthogonal forward selection to maximise the leave-one-out mutual information.
 
 Two classes, labels y = +1 (the target's second listed value) and -1. Model (their eq. 1):
@@ -20,24 +20,29 @@ Section 5 algorithm states:
 4. termination (51): keep the first model size M >= M_min whose LOOMI is not exceeded by
    any of the next ``p_look`` stages; the look-ahead terms are discarded (they do not
    change the kept terms, the basis being orthogonal). The paper gives neither value;
-   we take ``p_look = 3`` and ``M_min = 2``;
+   ofs-loomi-1 takes ``p_look = 1`` and ``M_min = 2``, the reading whose model sizes match
+   its Tables 2-7 (docs/methods/classification.md; ``benchmarks/ofs_termination.py``);
 5. ``theta = A^-1 g`` by back-substitution.
 
 Each stage costs O(N) per candidate, O(N^2) in all (their Section 5).
 
-**Width (a deviation from the paper, documented).** Hong & Chen chose one tau per data
-set by LOOMI on the first training realisation and reused it for all realisations. Here
-that would carry information from one task instance to the others, so the width is
-chosen per training set by the method's own final LOOMI over a declared grid,
-``tau = s * median_{i<j} ||x_i - x_j||^2`` of the training inputs, s in
-{1/16, 1/8, 1/4, 1/2, 1, 2, 4}; ties go to the smaller model, then the smaller s. (The
-authors report that per-realisation widths gave slightly better results.) Mutual
-information is symmetric: LOO labels that are systematically *wrong* score as high as
-right ones. That happens at widths so narrow that most training cases are fitted by almost
-nothing, where leaving a case out pushes its output to the other side (``f_-k(x_k) = (f_k -
-y_k (1 - eta_k)) / eta_k``); so a width is only eligible when the final model's LOO labels
-agree with the labels more often than chance (odds ratio of the 2 x 2 table above 1),
-unless no width is.
+**Width.** ``tau = s * median_{i<j} ||x_i - x_j||^2`` of the training inputs, s in
+{1/16, 1/8, 1/4, 1/2, 1, 2, 4}, the s with the highest final LOOMI (ties: the smaller model,
+then the smaller s). With ``width_from="first"`` (ofs-loomi-1, the paper's Section 6.2
+protocol) the grid is searched once, on the training set of the task's first instance
+(``FitContext.first_training``; never test data), and that tau is used on every
+instance; with ``width_from="own"`` (ofs-loomi-own-1) on each instance's own training set,
+the alternative of the paper's footnote 1. Outside the runner (no ``first_training``) the
+method's own training set stands in for the first instance's. Mutual information is
+symmetric: LOO labels that are systematically *wrong* score as high as right ones. That
+happens at widths so narrow that most training cases are fitted by almost nothing, where
+leaving a case out pushes its output to the other side (``f_-k(x_k) = (f_k - y_k (1 -
+eta_k)) / eta_k``); so a width is only eligible when the final model's LOO labels agree
+with the labels more often than chance (odds ratio of the 2 x 2 table above 1), unless no
+width is.
+
+**Inputs.** DELVE's coding by default; ``inputs="raw"`` gives the method the data set's
+own units, as the paper used them (Rätsch's standardised files, Ripley's units).
 
 **Probabilities (an addition).** The paper's classifier gives labels only. For the Q and
 L losses, ``P(+1 | x) = 1 / (1 + exp(A f(x)))`` with A fitted by Platt's method to the
@@ -46,9 +51,10 @@ at 0 so that the most probable class is always ``sgn f`` (Z is the paper's class
 where rounding leaves P(+1 | x) at exactly 1/2 (tiny f, e.g. a narrow kernel far from every
 centre), it is moved by one unit in the last place to the side of sgn f, sgn(0) = -1.
 
-Ablations, identical otherwise: ``ofs-loomi-fixed-1`` keeps lambda = 1e-6 for every term
-(no Bayesian step); ``ofs-loomr-1`` uses the LOO misclassification rate instead of LOOMI
-for selection (minimised), termination and the width (Hong, Chen & Harris 2008).
+Variant and ablations, identical otherwise: ``ofs-loomi-own-1`` chooses the width per
+training set; ``ofs-loomi-fixed-1`` keeps lambda = 1e-6 for every term (no Bayesian step);
+``ofs-loomr-1`` uses the LOO misclassification rate instead of LOOMI for selection
+(minimised), termination and the width (Hong, Chen & Harris 2008).
 """
 
 from __future__ import annotations
@@ -121,7 +127,7 @@ class OfsSelection:
 
 
 class OfsLoomi(Classifier):
-    """ofs-loomi-1 / ofs-loomi-fixed-1 / ofs-loomr-1 (see the module docstring).
+    """ofs-loomi-1 and its variants and ablations (see the module docstring).
 
     Parameters
     ----------
@@ -130,6 +136,11 @@ class OfsLoomi(Classifier):
     lam_init, n_bayes, lam_max : 1e-6, 10, 1e6 as in the paper
     p_look, m_min : termination look-ahead and minimum size
     scales : the width grid, multiples of the median squared pairwise distance
+    width_from : ``"first"`` (the paper's protocol: tau chosen once, on the training set
+        of the task's first instance, and used for every instance) or ``"own"`` (tau
+        chosen on each instance's own training set)
+    inputs : ``"encoded"`` (DELVE's default coding) or ``"raw"`` (the data set's own
+        units, as the paper used them; real and binary inputs only)
     max_terms : cap on the stages of one run (default N - 1)
     """
 
@@ -145,62 +156,95 @@ class OfsLoomi(Classifier):
         p_look: int = 3,
         m_min: int = 2,
         scales: tuple[float, ...] = SCALES,
+        width_from: str = "first",
+        inputs: str = "encoded",
         max_terms: int | None = None,
     ):
         if criterion not in ("loomi", "loomr"):
             raise ValueError(f"criterion must be loomi or loomr, not {criterion!r}")
+        if width_from not in ("first", "own"):
+            raise ValueError(f"width_from must be first or own, not {width_from!r}")
+        if inputs not in ("encoded", "raw"):
+            raise ValueError(f"inputs must be encoded or raw, not {inputs!r}")
+        if p_look < 1 or m_min < 1:
+            raise ValueError(f"p_look and m_min must be at least 1, not {p_look} and {m_min}")
         self.criterion, self.lam_update = criterion, lam_update
         self.lam_init, self.n_bayes, self.lam_max = lam_init, n_bayes, lam_max
         self.p_look, self.m_min = p_look, m_min
         self.scales, self.max_terms = tuple(scales), max_terms
+        self.width_from, self.inputs = width_from, inputs
+        self.wants_raw = inputs == "raw"  # the runner then passes the data set's own units
 
-    def fit(self, X: np.ndarray, y: np.ndarray, ctx: FitContext) -> None:
-        self._classes(y, ctx)
-        yb = np.where(np.asarray(y) == 1, 1.0, -1.0)
+    def _select(self, D: np.ndarray, yb: np.ndarray, tau: float) -> OfsSelection:
+        """One OFS run on squared distances ``D`` (N, N) at width ``tau``."""
         N = len(yb)
+        return OfsSelection(
+            Phi=np.exp(-D / tau),
+            y=yb,
+            criterion=self.criterion,
+            lam_update=self.lam_update,
+            lam_init=self.lam_init,
+            n_bayes=self.n_bayes,
+            lam_max=self.lam_max,
+            p_look=self.p_look,
+            m_min=self.m_min,
+            max_terms=min(self.max_terms or N - 1, N - 1) if N > 1 else 1,
+        )
+
+    def _width_search(
+        self, X: np.ndarray, yb: np.ndarray, ctx: FitContext
+    ) -> tuple[OfsSelection, float, float, dict]:
+        """(best run, its scale s, the median squared distance, the criterion per width)
+        over the grid on training inputs ``X`` (n, m), labels ``yb`` (n,) in {-1, +1}."""
         med = median_sq_distance(X)
         D = sq_distances(X, X)
-        max_terms = min(self.max_terms or N - 1, N - 1) if N > 1 else 1
         best: tuple[OfsSelection, float] | None = None
         curve = {}
         for i, s in enumerate(self.scales):
             if i and ctx.budget.exhausted(i):
                 break
-            run = OfsSelection(
-                Phi=np.exp(-D / (s * med)),
-                y=yb,
-                criterion=self.criterion,
-                lam_update=self.lam_update,
-                lam_init=self.lam_init,
-                n_bayes=self.n_bayes,
-                lam_max=self.lam_max,
-                p_look=self.p_look,
-                m_min=self.m_min,
-                max_terms=max_terms,
-            )
+            run = self._select(D, yb, s * med)
             curve[f"{s:g}"] = {"criterion": run.score, "size": run.m, "agrees": run.agrees}
             key = (run.agrees, run.score, -run.m)
             if best is None or key > (best[0].agrees, best[0].score, -best[0].m):
                 best = (run, s)
         if best is None:
             raise ValueError("no width scales to choose from")
-        run, s = best
+        return best[0], best[1], med, curve
+
+    def fit(self, X: np.ndarray, y: np.ndarray, ctx: FitContext) -> None:
+        self._classes(y, ctx)
+        if self.inputs == "raw" and (len(ctx.kinds) not in (0, X.shape[1]) or np.isnan(X).any()):
+            raise ValueError("inputs: raw needs real or binary inputs without missing values")
+        yb = np.where(np.asarray(y) == 1, 1.0, -1.0)
+        X0, y0 = X, y
+        if self.width_from == "first" and ctx.first_training is not None:
+            X0, y0 = ctx.first_training()
+        own = X0 is X or (X0.shape == X.shape and np.array_equal(X0, X) and np.array_equal(y0, y))
+        run, s, med, curve = self._width_search(X0, np.where(np.asarray(y0) == 1, 1.0, -1.0), ctx)
+        tau = s * med
+        if not own:  # the width of the first instance, the selection on this one
+            run = self._select(sq_distances(X, X), yb, tau)
         sel, m = run.sel, run.m
-        self.X, self.tau = X[sel.sel[:m]], s * med
+        self.X, self.tau = X[sel.sel[:m]], tau
         self.theta = sel.weights(m)
-        self.platt = fit_platt(run.loo_outputs, yb, intercept=False)
+        self.loo_outputs = run.loo_outputs  # (n,) kept for Platt and for inspection
+        self.platt = fit_platt(self.loo_outputs, yb, intercept=False)
         if self.platt.A >= 0:  # LOO outputs carry no sign information: keep sgn f, p ~ 1/2
             self.platt = type(self.platt)(-1e-12, 0.0)
         lam = np.array(sel.lam_t[:m])
+        value = run.score if self.criterion == "loomi" else -run.score
         ctx.info.update(
             model_size=m,
             tau=self.tau,
             scale=s,
             median_sq_distance=med,
-            **{self.criterion: run.score if self.criterion == "loomi" else -run.score},
+            width_from="this training set" if own else "first instance",
+            **{self.criterion: value},
             stages=sel.m,
             lambdas=lam,
             lambda_resets=sel.resets,
+            lambda_resets_kept=int(np.sum(np.asarray(sel.reset_at) < m)),
             platt_A=self.platt.A,
             width_curve=curve,
         )

@@ -85,3 +85,54 @@ def test_a_tiny_decision_value_keeps_its_sign():
     assert P_pos.argmax(1).tolist() == [1, 0, 1]  # f = 0 exactly at 1e9: sgn(0) = -1
     assert P_neg.argmax(1).tolist() == [0, 0, 0]
     assert np.all(np.abs(P_pos[:2, 1] - 0.5) < 1e-15)  # moved by one unit in the last place
+
+
+@pytest.fixture(scope="module")
+def heart(ws_module):
+    """Rätsch's first two heart realisations (published splits)."""
+    return [class_instance(ws_module, "heart", "ida", 170, i) for i in (0, 1)]
+
+
+def _fit_ctx(method, X, y, classes, first=None):
+    ctx = FitContext(rng=np.random.default_rng(0), budget=Budget(), kinds=[], classes=classes)
+    ctx.first_training = first
+    method.fit(X, y, ctx)
+    return ctx.info
+
+
+def test_width_is_chosen_on_the_first_instance_and_reused(heart):
+    """The paper's protocol: one tau per data set, chosen by LOOMI on the first
+    realisation's training set and used for every realisation."""
+    (X0, y0, _, _, classes), (X1, y1, _, _, _) = heart
+    own0 = _fit_ctx(OfsLoomi(width_from="own"), X0, y0, classes)
+    own1 = _fit_ctx(OfsLoomi(width_from="own"), X1, y1, classes)
+    first1 = _fit_ctx(OfsLoomi(), X1, y1, classes, first=lambda: (X0, y0))
+    assert first1["width_from"] == "first instance" and own1["width_from"] == "this training set"
+    assert first1["tau"] == own0["tau"] and first1["width_curve"] == own0["width_curve"]
+    # outside the runner (no first_training) and on instance 0 itself: its own training set
+    alone = _fit_ctx(OfsLoomi(), X1, y1, classes)
+    on0 = _fit_ctx(OfsLoomi(), X0, y0, classes, first=lambda: (X0.copy(), y0.copy()))
+    assert alone["tau"] == own1["tau"] and alone["width_from"] == "this training set"
+    assert on0["width_from"] == "this training set"
+    assert all(np.array_equal(on0[k], own0[k]) for k in ("tau", "lambdas", "model_size", "loomi"))
+
+
+def test_lambda_resets_are_recorded_by_term(heart):
+    X, y, _, _, classes = heart[0]
+    info = _fit_ctx(OfsLoomi(width_from="own", p_look=3), X, y, classes)
+    assert 0 <= info["lambda_resets_kept"] <= info["lambda_resets"]
+    kept = np.asarray(info["lambdas"])
+    assert np.sum(kept == 1e-6) >= info["lambda_resets_kept"]
+
+
+def test_raw_inputs_need_real_columns():
+    m = OfsLoomi(inputs="raw")
+    assert m.wants_raw and not OfsLoomi().wants_raw
+    ctx = FitContext(
+        rng=np.random.default_rng(0), budget=Budget(), kinds=["binary"] * 3, classes=("a", "b")
+    )
+    with pytest.raises(ValueError, match="real or binary inputs"):
+        m.fit(np.zeros((4, 2)), np.array([0, 1, 0, 1]), ctx)
+    for bad in ({"width_from": "all"}, {"inputs": "z"}, {"p_look": 0}):
+        with pytest.raises(ValueError):
+            OfsLoomi(**bad)
