@@ -61,7 +61,10 @@ class Workspace:
         """Directories searched for ``kind`` specs (datasets, tasks, methods), in order."""
         dirs = [self.root / kind]
         builtin = builtin_root() / kind
-        if builtin.resolve() != dirs[0].resolve():
+        key = (self.root, kind)
+        if key not in _BUILTIN_ELSEWHERE:  # resolving costs a syscall per path component
+            _BUILTIN_ELSEWHERE[key] = builtin.resolve() != dirs[0].resolve()
+        if _BUILTIN_ELSEWHERE[key]:
             dirs.append(builtin)
         return [d for d in dirs if d.is_dir()]
 
@@ -90,6 +93,11 @@ def ensure_writable(directory: Path) -> None:
         os.unlink(probe)
     except OSError as e:
         raise DelveError(f"cannot write results in {directory}: {e.strerror or e}") from None
+
+
+#: (workspace root, kind) -> whether the built-in specs of that kind are another directory
+#: than the workspace's (specs are looked up thousands of times by a study's status)
+_BUILTIN_ELSEWHERE: dict[tuple[Path, str], bool] = {}
 
 
 def shipped_data_dir() -> Path:
