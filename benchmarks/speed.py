@@ -82,7 +82,9 @@ def cli(baseline: str | None, repeat: int) -> None:
         env = env_for(str(REPO), scratch)
         task = "hwang-g1/clean/std.256"
         subprocess.run(
-            delve("run", "lin-1", task, "--budget-mode", "work", "-q"), cwd=scratch, env=env,
+            delve("run", "lin-1", task, "--budget-mode", "work", "-q"),
+            cwd=scratch,
+            env=env,
             check=True,
         )
         cases = [

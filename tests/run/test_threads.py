@@ -37,21 +37,20 @@ def _threads(ws: Workspace, instance: int) -> tuple[int, dict]:
     return meta["info"]["threads"], meta
 
 
-def test_a_job_has_one_blas_thread_in_process_and_in_a_worker_in_every_mode(probe_ws):
+def test_one_blas_thread_per_job_and_blas_threads_where_asked(probe_ws):
     ws = probe_ws
+    # a worker process (cpu mode: the runner used to leave its pool at every core) ...
+    run_jobs(ws, [Job("threads-1", TASK, 0)], RunOptions("cpu"), progress=False)
+    threads, meta = _threads(ws, 0)
+    assert threads == 1 and meta["blas_threads"] == 1
+    assert "budget.blas_threads" not in meta["fingerprint"]
+    # ... and in-process, in both modes
     for mode in ("cpu", "work"):
-        execute(str(ws.root), Job("threads-1", TASK, 0), RunOptions(mode, force=True))
-        assert _threads(ws, 0)[0] == 1, mode
-        run_jobs(ws, [Job("threads-1", TASK, 1)], RunOptions(mode, force=True), progress=False)
-        threads, meta = _threads(ws, 1)
-        assert threads == 1 and meta["blas_threads"] == 1, mode
-        assert "budget.blas_threads" not in meta["fingerprint"]
-
-
-def test_blas_threads_is_what_a_user_asks_and_is_fingerprinted(probe_ws):
-    ws = probe_ws
+        execute(str(ws.root), Job("threads-1", TASK, 1), RunOptions(mode, force=True))
+        assert _threads(ws, 1)[0] == 1, mode
+    # --blas-threads N: N threads, in meta.json and the fingerprint
     asked = RunOptions("cpu", blas_threads=3)
-    run_jobs(ws, [Job("threads-1", TASK, 0)], asked, progress=False)
+    execute(str(ws.root), Job("threads-1", TASK, 0), asked)
     threads, meta = _threads(ws, 0)
     assert meta["blas_threads"] == 3 and meta["fingerprint"]["budget.blas_threads"] == 3
     # the library may cap the pool at the cores it sees, never leave it at one
@@ -61,9 +60,10 @@ def test_blas_threads_is_what_a_user_asks_and_is_fingerprinted(probe_ws):
     assert "budget.blas_threads: 3 -> 1" in describe_difference(
         meta["fingerprint"], default, ["budget.blas_threads"]
     )
-    # execute redoes it with the default, and skips it only under its own setting
+    # execute skips it only under its own setting, and redoes it with the default
     assert execute(str(ws.root), Job("threads-1", TASK, 0), asked).status == "skipped"
     assert execute(str(ws.root), Job("threads-1", TASK, 0), RunOptions("cpu")).status == "ok"
+    assert "budget.blas_threads" not in _threads(ws, 0)[1]["fingerprint"]
 
 
 def test_a_fingerprint_made_before_the_option_reads_as_one_thread(ws):
