@@ -374,6 +374,15 @@ def _newest(metas: list[dict]) -> dict | None:
     return max(dated, key=when) if dated else None
 
 
+def _defaulted(fingerprint) -> dict:
+    """The fields of ``fingerprint`` that are recorded only when not their default, with
+    its own values (provenance.FIELD_DEFAULTS)."""
+    from . import provenance as pv
+
+    fp = fingerprint if isinstance(fingerprint, dict) else {}
+    return {k: pv.field_value(fp, k) for k in pv.FIELD_DEFAULTS}
+
+
 def task_instances(ws: Workspace, method: str, ref: TaskRef, layout) -> list[InstanceStatus]:
     """Every instance of ``method`` on a task with its state, stale ones marked.
 
@@ -405,7 +414,13 @@ def task_instances(ws: Workspace, method: str, ref: TaskRef, layout) -> list[Ins
         reference = method_part | pv.task_fields(ws, layout.proto, layout.size, inst.index, shared)
         complete.append((len(out), meta, reference))
         out.append(InstanceStatus(inst.index, "ok", meta))
-    matching = [m for _, m, r in complete if not pv.stale_fields(m.get("fingerprint"), r)]
+    # which instances match the files; the budget fields (a defaulted one included) are
+    # the newest matching instance's, so they are not compared here
+    matching = [
+        m
+        for _, m, r in complete
+        if not pv.stale_fields(m.get("fingerprint"), r | _defaulted(m.get("fingerprint")))
+    ]
     newest = _newest(matching)
     budget = (
         {k: pv.field_value(newest["fingerprint"], k) for k in pv.BUDGET_FIELDS} if newest else {}

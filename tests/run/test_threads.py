@@ -86,3 +86,19 @@ def test_dask_jobs_have_one_blas_thread(probe_ws):
     for i in (0, 1):
         threads, meta = _threads(ws, i)
         assert threads == 1 and meta["blas_threads"] == 1
+
+
+def test_analyses_take_the_threads_of_the_newest_result_like_its_budget(probe_ws):
+    from delve_bench.run.store import task_instances
+    from delve_bench.stats.summary import layout_of
+
+    ws = probe_ws
+    layout = layout_of(ws, TASK)
+    for i in (0, 1):
+        execute(str(ws.root), Job("threads-1", TASK, i), RunOptions("work", blas_threads=2))
+    st = {s.index: s.state for s in task_instances(ws, "threads-1", TASK, layout)}
+    assert st[0] == st[1] == "ok"  # all made with 2 threads: current for the analyses
+    execute(str(ws.root), Job("threads-1", TASK, 1), RunOptions("work", force=True))
+    st = {s.index: s for s in task_instances(ws, "threads-1", TASK, layout)}
+    assert st[1].state == "ok" and st[0].state == "stale"  # the newest has one thread
+    assert st[0].stale == ("budget.blas_threads",) and "2 -> 1" in st[0].detail
