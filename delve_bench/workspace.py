@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -120,6 +121,20 @@ def yaml_files(d: Path) -> tuple[Path, ...]:
     if key not in _LISTINGS:
         _LISTINGS[key] = tuple(sorted(d.glob("*.yaml")))
     return _LISTINGS[key]
+
+
+_BY_NAME: dict[tuple[tuple[Path, ...], ...], dict[str, Path]] = {}
+
+
+def spec_files(dirs: Iterable[Path]) -> dict[str, Path]:
+    """The ``*.yaml`` files of ``dirs`` by name (the file's stem), a later directory's
+    file replacing an earlier one's of the same name. Cached per version of the listings
+    (:func:`yaml_files`): a study's status looks specs up thousands of times. The mapping
+    is shared: read it, do not change it."""
+    listings = tuple(yaml_files(d) for d in dirs)
+    if listings not in _BY_NAME:
+        _BY_NAME[listings] = {p.stem: p for files in listings for p in files}
+    return _BY_NAME[listings]
 
 
 def cache_dir() -> Path:

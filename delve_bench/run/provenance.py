@@ -207,8 +207,10 @@ def stale_fields(recorded: dict | None, reference: dict) -> list[str]:
     for a result made before fingerprints were recorded)."""
     if not isinstance(recorded, dict):
         return ["fingerprint"]
-    names = [*reference, *(k for k in FIELD_DEFAULTS if k not in reference)]
-    return [k for k in names if field_value(recorded, k) != field_value(reference, k)]
+    out = [k for k, v in reference.items() if recorded.get(k, FIELD_DEFAULTS.get(k)) != v]
+    return out + [
+        k for k, v in FIELD_DEFAULTS.items() if k not in reference and recorded.get(k, v) != v
+    ]
 
 
 def describe_difference(recorded: dict | None, reference: dict, fields: list[str]) -> str:
