@@ -1,6 +1,6 @@
 """Runner benchmarks: the parent's work per job, and the executors side by side.
 
-    python benchmarks/runner.py overhead [--workers 16]   # default
+    python benchmarks/runner.py overhead [--workers 16] [--baseline DIR]   # default
     python benchmarks/runner.py executors [--quick]
 
 ``overhead``: 1296 trivial jobs (a method that predicts the training mean, three copies of
@@ -15,7 +15,9 @@ sequential time per job is taken two ways: wall seconds (inflated when other pro
 share the cores, which makes s look smaller) and CPU seconds of the whole process tree,
 parent, forkserver and worker (what one job costs a dedicated core, whatever the load):
 the CPU projection is the one to quote on a busy machine. The load average is printed
-before and after.
+before and after. ``--baseline DIR`` (a directory holding an older ``delve_bench/``, with
+the specs and data it ships beside it) measures the parent's CPU per job of that code too,
+in the same call, so the two figures see the same load.
 
 ``executors``: a study of >= 200 short CPU-bound jobs run sequentially, with ``--jobs 2``
 and on a Dask LocalCluster; wall times, speed-up and the per-job overhead beside the
@@ -27,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -51,8 +54,10 @@ class Mean(Method):
 '''
 
 
-def delve(root: Path, *args: str, env: dict | None = None) -> subprocess.Popen:
-    e = dict(os.environ, DELVE_ROOT=str(root), PYTHONPATH=str(root), **(env or {}))
+def delve(root: Path, *args: str, code: str | None = None) -> subprocess.Popen:
+    """``delve run ARGS`` in workspace ``root``; ``code``: another delve_bench tree to use."""
+    path = str(root) if code is None else f"{code}{os.pathsep}{root}"
+    e = dict(os.environ, DELVE_ROOT=str(root), PYTHONPATH=path)
     cmd = [sys.executable, "-m", "delve_bench", "run", *args, "--budget-mode", "work", "-q"]
     return subprocess.Popen(cmd, env=e, cwd=root)
 
@@ -101,7 +106,7 @@ def amdahl(serial_share: float, workers: int) -> float:
     return 1.0 / (serial_share + (1.0 - serial_share) / workers)
 
 
-def overhead(workers: int) -> None:
+def overhead(workers: int, baseline: str | None = None) -> None:
     tasks = [f"{d}" for d in DATASETS]
     before = load()
     with tempfile.TemporaryDirectory() as tmp:
@@ -113,6 +118,10 @@ def overhead(workers: int) -> None:
             (root / "methods" / f"{n}.yaml").write_text(
                 f"name: {n}\nplugin: trivial:Mean\nparams: {{}}\ndescription: the training mean\n"
             )
+        base = None
+        if baseline:  # the same jobs with the older code, first
+            base, _ = parent_cpu(delve(root, *names, *tasks, "--jobs", str(workers), code=baseline))
+            shutil.rmtree(root / "results")
         cpu, wall = parent_cpu(delve(root, *names, *tasks, "--jobs", str(workers)))
         n = len(list((root / "results").rglob("meta.json")))
         # the same command again: every job is planned and found finished (start-up + plan)
@@ -133,6 +142,8 @@ def overhead(workers: int) -> None:
     print(f"runner overhead: {n} trivial jobs with --jobs {workers} on {os.cpu_count()} cores")
     print(f"  {before} at the start, {load()} at the end")
     print(f"  parent CPU: {cpu:.2f} s in all = {1e3 * per_job:.2f} ms per job (target < 2 ms)")
+    if base is not None:
+        print(f"  baseline {baseline}: {base:.2f} s in all = {1e3 * base / n:.2f} ms per job")
     print(f"  of which start-up and planning alone (rerun, all finished): {cpu_plan:.2f} s")
     print(f"  wall: {wall:.1f} s (workers share {os.cpu_count()} cores here)")
     for what, jobs, seq_wall_, seq_cpu_ in (
@@ -199,9 +210,10 @@ def main() -> None:
     ap.add_argument("what", nargs="?", choices=["overhead", "executors"], default="overhead")
     ap.add_argument("--workers", type=int, default=16)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--baseline", metavar="DIR", help="another delve_bench tree, measured beside")
     a = ap.parse_args()
     if a.what == "overhead":
-        overhead(a.workers)
+        overhead(a.workers, a.baseline)
     else:
         executors(a.quick)
 

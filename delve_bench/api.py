@@ -448,12 +448,14 @@ def plan(
     retry_failed: bool = False,
     hard_limit: float | None = None,
     memory_limit: int | None = None,
+    blas_threads: int = 1,
 ) -> Plan:
     """The jobs ``run`` would run and skip, with the time estimate; runs nothing.
 
     A finished result made under other settings (its fingerprint differs,
     docs/provenance.md) is stale and planned again. Unknown methods, tasks or instances,
-    missing data and bad index files raise DelveError here."""
+    missing data and bad index files raise DelveError here. ``blas_threads``: BLAS and
+    OpenMP threads of each job (``--blas-threads``; parallelism comes from ``jobs``)."""
     from .methods.registry import DEFAULT_TIME_SCALE
     from .run import RunOptions, plan_jobs
     from .run.estimate import estimate
@@ -468,12 +470,15 @@ def plan(
     ts = DEFAULT_TIME_SCALE if time_scale is None else float(time_scale)
     if budget_mode not in ("cpu", "work"):
         raise DelveError(f"budget mode must be cpu or work, not {budget_mode!r}")
+    if isinstance(blas_threads, bool) or not isinstance(blas_threads, int) or blas_threads < 1:
+        raise DelveError(f"blas_threads must be a whole number >= 1, not {blas_threads!r}")
     options = RunOptions(
         mode="cpu" if budget_mode == "cpu" else "work",
         time_scale=ts,
         force=force,
         hard_limit=hard_limit,
         memory_limit=memory_limit,
+        blas_threads=blas_threads,
     )
     pl = plan_jobs(
         ws, ms, refs, set(instances) if instances is not None else None, options, retry_failed
@@ -595,10 +600,12 @@ def run(
     retry_failed: bool = False,
     progress: bool = False,
     memory_limit: int | None = None,
+    blas_threads: int = 1,
 ) -> RunSummary:
     """Run ``methods`` on every missing instance of ``tasks`` (``delve run``).
 
     Failed instances are recorded and reported in the summary (``summary.ok``), not raised.
+    Each job runs with ``blas_threads`` BLAS and OpenMP threads (default one).
     """
     p = plan(
         methods,
@@ -612,6 +619,7 @@ def run(
         retry_failed=retry_failed,
         hard_limit=hard_limit,
         memory_limit=memory_limit,
+        blas_threads=blas_threads,
     )
     return execute(p, root=root, progress=progress, hard_limit=hard_limit, dask=dask, force=force)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,7 +62,10 @@ class Workspace:
         """Directories searched for ``kind`` specs (datasets, tasks, methods), in order."""
         dirs = [self.root / kind]
         builtin = builtin_root() / kind
-        if builtin.resolve() != dirs[0].resolve():
+        key = (self.root, kind)
+        if key not in _BUILTIN_ELSEWHERE:  # resolving costs a syscall per path component
+            _BUILTIN_ELSEWHERE[key] = builtin.resolve() != dirs[0].resolve()
+        if _BUILTIN_ELSEWHERE[key]:
             dirs.append(builtin)
         return [d for d in dirs if d.is_dir()]
 
@@ -92,6 +96,11 @@ def ensure_writable(directory: Path) -> None:
         raise DelveError(f"cannot write results in {directory}: {e.strerror or e}") from None
 
 
+#: (workspace root, kind) -> whether the built-in specs of that kind are another directory
+#: than the workspace's (specs are looked up thousands of times by a study's status)
+_BUILTIN_ELSEWHERE: dict[tuple[Path, str], bool] = {}
+
+
 def shipped_data_dir() -> Path:
     """The data files that ship with the package (searched after DELVE_DATA_PATH and the cache)."""
     return builtin_root() / "data"
@@ -112,6 +121,20 @@ def yaml_files(d: Path) -> tuple[Path, ...]:
     if key not in _LISTINGS:
         _LISTINGS[key] = tuple(sorted(d.glob("*.yaml")))
     return _LISTINGS[key]
+
+
+_BY_NAME: dict[tuple[tuple[Path, ...], ...], dict[str, Path]] = {}
+
+
+def spec_files(dirs: Iterable[Path]) -> dict[str, Path]:
+    """The ``*.yaml`` files of ``dirs`` by name (the file's stem), a later directory's
+    file replacing an earlier one's of the same name. Cached per version of the listings
+    (:func:`yaml_files`): a study's status looks specs up thousands of times. The mapping
+    is shared: read it, do not change it."""
+    listings = tuple(yaml_files(d) for d in dirs)
+    if listings not in _BY_NAME:
+        _BY_NAME[listings] = {p.stem: p for files in listings for p in files}
+    return _BY_NAME[listings]
 
 
 def cache_dir() -> Path:

@@ -97,3 +97,45 @@ def test_numerics_is_a_leaf():
         if not n.startswith("delve_bench.numerics")
     }
     assert outside == set()
+
+
+#: prints the heavy libraries a `delve` command left loaded (run as ``python -c``)
+_LOADED = (
+    "import sys\n"
+    "from delve_bench.cli import cli\n"
+    "try:\n"
+    "    cli.main(sys.argv[1:], prog_name='delve', standalone_mode=False)\n"
+    "finally:\n"
+    "    heavy = ('numpy', 'pandas', 'scipy.stats', 'scipy.special', 'scipy.optimize')\n"
+    "    print('LOADED', *sorted(m for m in heavy if m in sys.modules))\n"
+)
+
+
+def _loaded(*args: str, cwd: Path | None = None) -> list[str]:
+    import os
+    import subprocess
+    import sys
+
+    r = subprocess.run(
+        [sys.executable, "-c", _LOADED, *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=dict(os.environ, DELVE_ROOT=str(cwd or Path.cwd())),
+        timeout=300,
+    )
+    line = [x for x in r.stdout.splitlines() if x.startswith("LOADED")]
+    assert r.returncode == 0 and line, r.stderr[-2000:]
+    return line[-1].split()[1:]
+
+
+def test_delve_help_loads_no_numerical_library():
+    """Half a second of numpy, pandas and scipy imports is most of a quick command's time:
+    each is imported where it is used."""
+    assert _loaded("--help") == []
+
+
+def test_delve_stats_of_one_task_loads_neither_pandas_nor_scipy(delve, tmp_path):
+    task = "hwang-g1/clean/std.64"  # generated data
+    delve("run", "lin-1", task, "--budget-mode", "work", "-q", check=True)
+    assert _loaded("stats", "lin-1", task, cwd=tmp_path) == ["numpy"]

@@ -130,6 +130,15 @@ def _memory_limit(text: str | None, concurrent: int) -> int | None:
     "(default: 90% of this machine's memory / jobs at a time, at least 1G).",
 )
 @click.option(
+    "--blas-threads",
+    type=click.IntRange(1),
+    default=1,
+    show_default=True,
+    metavar="N",
+    help="BLAS and OpenMP threads per job (parallelism comes from --jobs); other than 1 is "
+    "recorded in each result's fingerprint.",
+)
+@click.option(
     "--force",
     is_flag=True,
     help="Redo finished instances (each is replaced when its new result is complete).",
@@ -154,6 +163,7 @@ def run(
     dask_address,
     hard_limit,
     memory_limit,
+    blas_threads,
     force,
     retry_failed,
     dry_run,
@@ -186,6 +196,7 @@ def run(
         retry_failed=retry_failed,
         hard_limit=hard_limit,
         memory_limit=_memory_limit(memory_limit, _concurrency(jobs, dask_address)),
+        blas_threads=blas_threads,
     )
     if dry_run:
         emit("plan", [p], output, lambda ps: format_plan(ps[0]), one=True)

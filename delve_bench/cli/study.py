@@ -9,7 +9,6 @@ import sys
 import click
 
 from ..errors import DelveError
-from ..run.estimate import duration
 from ._group import (
     _ws,
     alpha_option,
@@ -63,6 +62,7 @@ def study() -> None:
 def study_run(ctx: click.Context, name, jobs, dask_address, retry_failed, methods, quiet) -> None:
     """Run or resume every missing job of study NAME, then pack its results."""
     from ..errors import RunFailed
+    from ..run.estimate import duration
     from ..study.run import run_study
 
     ws = _ws(ctx)
@@ -109,6 +109,7 @@ def study_run(ctx: click.Context, name, jobs, dask_address, retry_failed, method
 def study_status(ctx: click.Context, name, output) -> None:
     """Progress of study NAME and an estimate of the CPU time left."""
     from ..report.listing import table
+    from ..run.estimate import duration
     from ..study.run import study_progress
 
     ws, st = _ws(ctx), _load(ctx, name)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..errors import DelveError, suggest
 from ..specfile import Fields, read_yaml
-from ..workspace import Workspace, yaml_files
+from ..workspace import Workspace, spec_files
 
 KINDS = ("real", "integer", "binary", "nominal")
 
@@ -213,11 +213,7 @@ def _parse(path: Path) -> DatasetSpec:
 
 
 def _spec_files(ws: Workspace) -> dict[str, Path]:
-    found: dict[str, Path] = {}
-    for d in reversed(ws.spec_dirs("datasets")):  # workspace overrides built-in
-        for p in yaml_files(d):
-            found[p.stem] = p
-    return found
+    return spec_files(reversed(ws.spec_dirs("datasets")))  # workspace overrides built-in
 
 
 def dataset_names(ws: Workspace) -> list[str]:

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from ..errors import DelveError, suggest
 from ..specfile import Fields, read_yaml
-from ..workspace import Workspace, yaml_files
+from ..workspace import Workspace, spec_files
 from .base import Budget, Method
 
 #: a modern core does in 1 CPU second what the thesis' 200 MHz R4400 did in 20
@@ -288,11 +288,7 @@ def _entry_point_specs() -> dict[str, MethodSpec]:
 def _method_files(ws: Workspace) -> dict[str, Path]:
     """Method YAML files by name (the file name); the workspace's override the built-ins.
     Nothing is parsed here, so a broken file only breaks the commands that use it."""
-    found: dict[str, Path] = {}
-    for d in reversed(ws.spec_dirs("methods")):
-        for p in yaml_files(d):
-            found[p.stem] = p
-    return found
+    return spec_files(reversed(ws.spec_dirs("methods")))
 
 
 def method_names(ws: Workspace) -> list[str]:

@@ -25,12 +25,13 @@ import math
 import multiprocessing as mp
 import os
 import resource
+import selectors
 import signal
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
-from multiprocessing.connection import Connection, wait
+from multiprocessing.connection import Connection
 from typing import Any, cast
 
 from ..workspace import Workspace
@@ -225,6 +226,9 @@ def run_pool(
         return
     idle: list[_Worker] = []
     running: dict[Connection, tuple[_Worker, Job, Limits, float]] = {}
+    # one selector for the whole run, each pipe registered while its job runs: a wake-up
+    # costs the parent the pipes that are ready, not a fresh poll set of every worker
+    sel = selectors.DefaultSelector()
 
     def start(job: Job) -> None:
         w = idle.pop() if idle else _Worker(ctx)
@@ -232,7 +236,12 @@ def run_pool(
         w.send(run_one, root, job, options, lim)
         deadline = time.monotonic() + lim.wall if lim.wall else math.inf
         running[w.conn] = (w, job, lim, deadline)
+        sel.register(w.conn, selectors.EVENT_READ)
         started(job)
+
+    def finish(conn: Connection) -> tuple[_Worker, Job, Limits, float]:
+        sel.unregister(conn)
+        return running.pop(conn)
 
     try:
         while queue and len(running) < n_workers:
@@ -240,9 +249,9 @@ def run_pool(
         while running:
             first = min(r[3] for r in running.values())
             timeout = None if first == math.inf else max(0.0, first - time.monotonic())
-            for ready in wait(list(running), timeout):
-                conn = cast(Connection, ready)  # wait() returns the objects it was given
-                w, job, lim, _ = running.pop(conn)
+            for key, _ in sel.select(timeout):
+                conn = cast(Connection, key.fileobj)
+                w, job, lim, _ = finish(conn)
                 try:
                     outcome = conn.recv()
                     idle.append(w)
@@ -254,7 +263,7 @@ def run_pool(
             now = time.monotonic()
             for conn, (w, job, lim, deadline) in list(running.items()):
                 if deadline <= now and not conn.poll():
-                    del running[conn]
+                    finish(conn)
                     done(_died(w, root, job, options, lim, timed_out=True))
                     if queue:
                         start(queue.popleft())
@@ -266,6 +275,7 @@ def run_pool(
             discard_partial(ws, job)
         raise
     finally:
+        sel.close()
         for w in idle:
             w.close()
 

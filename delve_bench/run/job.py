@@ -3,8 +3,10 @@
 A job fits a method on one training set, predicts its test set, computes the per-case
 losses in original units and writes them atomically (:mod:`delve_bench.run.store`). A job
 that raises, predicts NaN or overruns its budget is recorded as failed with its error; the
-other jobs go on. In ``work`` budget mode BLAS runs single-threaded, so every executor
-produces byte-identical files.
+other jobs go on. Every job runs with one BLAS (and OpenMP) thread unless
+``--blas-threads`` asks for more, whatever the executor: parallelism comes from running
+jobs side by side, a CPU budget counts the CPU of every thread, and in ``work`` budget mode
+every executor then produces byte-identical files.
 
 This module knows nothing of executors: :func:`execute` is the function they run (in a
 worker process, on a Dask worker, or in-process), and each step of it (:func:`fit_predict`,
@@ -102,8 +104,9 @@ class RunOptions:
     memory_limit : int or None
         Bytes of data memory a job's process may use (``--memory-limit``; the CLI's default
         comes from the machine's memory and the number of jobs at a time); None: no limit.
-    blas_threads : int or None
-        BLAS threads of an in-process job in cpu mode (worker processes always use one).
+    blas_threads : int
+        BLAS and OpenMP threads of each job, in every mode and executor (``--blas-threads``;
+        default 1). Recorded in meta.json and, when not 1, in the fingerprint.
     """
 
     mode: BudgetMode = "work"
@@ -111,7 +114,7 @@ class RunOptions:
     force: bool = False
     hard_limit: float | None = None
     memory_limit: int | None = None
-    blas_threads: int | None = None
+    blas_threads: int = 1
 
 
 @dataclass(frozen=True)
@@ -207,7 +210,7 @@ def fingerprints(
     proto = proto or prototask_spec(ws, ref.dataset, ref.prototask)
     budget = spec.make_budget(ref.size, options.mode, options.time_scale)
     fixed = provenance.method_fields(spec) | provenance.budget_fields(
-        spec, options.mode, options.time_scale, budget.total
+        spec, options.mode, options.time_scale, budget.total, options.blas_threads
     )
     shared = provenance.prototask_fields(ws, proto)
     return lambda i: fixed | provenance.task_fields(ws, proto, ref.size, i, shared)
@@ -246,6 +249,7 @@ def record_failure(ws: Workspace, job: Job, kind: str, reason: str, options: Run
         "status": "failed",
         "error": f"{kind}: {reason}",
         "budget": {"mode": options.mode},
+        "blas_threads": options.blas_threads,
         "limits": limits,
         "fingerprint": fingerprint,
         "package_version": __version__,
@@ -447,14 +451,14 @@ def _write_meta(d: Path, meta: dict) -> None:
     atomic_write(d / "meta.json", (json.dumps(meta, indent=2, sort_keys=True) + "\n").encode())
 
 
-def _blas_limit(n: int | None):
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - threadpoolctl is a dependency
-        import contextlib
+def thread_limit(n: int):
+    """A context in which BLAS and OpenMP libraries (OpenBLAS, MKL, libgomp, ...) use at
+    most ``n`` threads: what every job runs in. Idle BLAS threads spin, so a pool as wide
+    as the machine burns a cpu budget several times faster than one thread for the same
+    work on the small matrices of these tasks, and makes the work depend on the machine."""
+    from threadpoolctl import threadpool_limits
 
-        return contextlib.nullcontext()
-    return threadpool_limits(n) if n else threadpool_limits(None)
+    return threadpool_limits(limits=n)
 
 
 def execute(root: str | Workspace, job: Job, options: RunOptions = RunOptions()) -> Outcome:
@@ -481,7 +485,7 @@ def execute(root: str | Workspace, job: Job, options: RunOptions = RunOptions())
                 return Outcome(job, "skipped")
         stage = staging_dir(d)
         stage.mkdir(parents=True)
-        with _blas_limit(1 if options.mode == "work" else options.blas_threads):
+        with thread_limit(options.blas_threads):
             outcome = _execute_locked(ws, stage, job, options)
         if outcome.status == "ok" or state != "ok":
             commit(stage, d)
@@ -506,6 +510,7 @@ def _execute_locked(ws: Workspace, d: Path, job: Job, options: RunOptions) -> Ou
         "seed": seed,
         "version": spec.version,
         "budget": None,
+        "blas_threads": options.blas_threads,
         "limits": None,
         "fingerprint": None,
         "package_version": __version__,

@@ -11,6 +11,10 @@ readable value, of everything that defines the result (docs/provenance.md):
 * ``budget.mode``, ``budget.time_scale`` (cpu mode only), ``budget.allowance`` (the CPU
   seconds or work units this instance got; None when unlimited) -- all None for a method
   whose YAML has no budget rule, whose work does not depend on them;
+* ``budget.blas_threads``: the BLAS (and OpenMP) threads a job ran with, recorded only
+  when ``--blas-threads`` asked for other than the default of one
+  (:data:`FIELD_DEFAULTS`), so that results made before the field existed read as they
+  were;
 * ``task.spec`` (sha256 of the prototask fields that define instances and the encoding:
   inputs, targets with their kinds, cases, order, test-set size and selection, maximum
   number of instances, the published splits' sha256 where the design has them),
@@ -42,7 +46,17 @@ from ..tasks.spec import PrototaskSpec
 from ..workspace import Workspace
 
 #: fields that come from the run's budget settings, not from the specs
-BUDGET_FIELDS = ("budget.mode", "budget.time_scale", "budget.allowance")
+BUDGET_FIELDS = ("budget.mode", "budget.time_scale", "budget.allowance", "budget.blas_threads")
+
+#: fields recorded only when they differ from their default: a fingerprint without one
+#: holds its default. ``budget.blas_threads`` came after the committed studies; leaving
+#: the default out keeps their results (and every fingerprint made since) current.
+FIELD_DEFAULTS: dict[str, object] = {"budget.blas_threads": 1}
+
+
+def field_value(fingerprint: dict, name: str):
+    """A fingerprint's value of field ``name``, its default where it is not recorded."""
+    return fingerprint.get(name, FIELD_DEFAULTS.get(name))
 
 
 def _plain(x):
@@ -92,18 +106,27 @@ def method_fields(spec: MethodSpec) -> dict:
 
 
 def budget_fields(
-    spec: MethodSpec, mode: str, time_scale: float, allowance: float | int | None
+    spec: MethodSpec,
+    mode: str,
+    time_scale: float,
+    allowance: float | int | None,
+    blas_threads: int = 1,
 ) -> dict:
     """The fingerprint fields of the budget a job was given. A method whose YAML has no
     budget rule (e.g. lin-1) does the same work in every mode: its fields are all None,
-    so changing --budget-mode or --time-scale does not make its results stale."""
+    so changing --budget-mode or --time-scale does not make its results stale.
+    ``budget.blas_threads`` is there only when it is not the default (one thread): more
+    threads change a CPU budget's worth of work and, in any mode, the rounding."""
     if not any(k != "hard_limit" for k in spec.budget or {}):
         mode, allowance = None, None  # type: ignore[assignment]
-    return {
+    out = {
         "budget.mode": mode,
         "budget.time_scale": time_scale if mode == "cpu" else None,
         "budget.allowance": None if allowance is None else round(float(allowance), 6),
     }
+    if blas_threads != FIELD_DEFAULTS["budget.blas_threads"]:
+        out["budget.blas_threads"] = blas_threads
+    return out
 
 
 _TASK_SHA: dict[PrototaskSpec, str] = {}
@@ -179,11 +202,15 @@ def task_fields(
 
 
 def stale_fields(recorded: dict | None, reference: dict) -> list[str]:
-    """The fields of ``reference`` whose recorded value differs (all of them, named
-    ``fingerprint``, for a result made before fingerprints were recorded)."""
+    """The fields of ``reference`` (and of :data:`FIELD_DEFAULTS`) whose recorded value
+    differs, a field left out reading as its default (all of them, named ``fingerprint``,
+    for a result made before fingerprints were recorded)."""
     if not isinstance(recorded, dict):
         return ["fingerprint"]
-    return [k for k, v in reference.items() if recorded.get(k) != v]
+    out = [k for k, v in reference.items() if recorded.get(k, FIELD_DEFAULTS.get(k)) != v]
+    return out + [
+        k for k, v in FIELD_DEFAULTS.items() if k not in reference and recorded.get(k, v) != v
+    ]
 
 
 def describe_difference(recorded: dict | None, reference: dict, fields: list[str]) -> str:
@@ -191,7 +218,9 @@ def describe_difference(recorded: dict | None, reference: dict, fields: list[str
     if fields == ["fingerprint"]:
         return "fingerprint: none recorded (made by an older delve-bench)"
     rec = recorded or {}
-    return "; ".join(f"{k}: {_short(rec.get(k))} -> {_short(reference.get(k))}" for k in fields)
+    return "; ".join(
+        f"{k}: {_short(field_value(rec, k))} -> {_short(field_value(reference, k))}" for k in fields
+    )
 
 
 def _short(v) -> str:

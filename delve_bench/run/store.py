@@ -257,30 +257,61 @@ def read_instance(
 ) -> InstanceResult:
     """Read and check one complete instance; errors name the file and what is wrong.
     ``losses`` are the task's (S, A, L for regression, Z, Q, L for classification)."""
-    import pandas as pd  # the reading side only: `delve run`'s parent never imports pandas
-
     meta = read_meta(d) or {}
     path = d / "losses.csv"
-    try:
-        # case numbers as text: a float parse would turn "1e30" or "inf" into a wrapped int
-        df = pd.read_csv(path, dtype={"case": str} | dict.fromkeys(losses, float))
-    except (ValueError, TypeError, OverflowError, UnicodeDecodeError, pd.errors.ParserError) as e:
-        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise DelveError(f"{path}: malformed ({msg})") from None
-    if list(df.columns) != ["case", *losses]:
-        raise DelveError(f"{path}: header must be case,{','.join(losses)}")
-    cases = _checked_losses(path, df, losses)
+    case_text, columns = _losses_table(path, losses)
+    cases = _checked_losses(path, case_text, columns)
     if len(cases) != len(test_cases) or not np.array_equal(np.sort(cases), np.sort(test_cases)):
         raise DelveError(
             f"{path}: its cases are not the test set of this instance "
             "(the task's splits changed? rerun with --force)"
         )
-    pos = pd.Series(np.arange(len(cases)), index=cases).loc[test_cases].to_numpy()
+    order = np.argsort(cases, kind="stable")
+    pos = order[np.searchsorted(cases[order], test_cases)]  # each test case's row
     out: dict[str, np.ndarray | None] = {}
     for loss in losses:
-        col = df[loss].to_numpy(dtype=float)[pos]
+        col = columns[loss][pos]
         out[loss] = None if np.isnan(col).all() else col
     return InstanceResult(int(d.name), np.asarray(test_cases), out, meta)
+
+
+def _losses_table(path: Path, losses: tuple[str, ...]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """A losses.csv as its case column (text, shape (t,)) and its loss columns (floats,
+    NaN for an empty cell, each of shape (t,)). The writer writes plain ASCII CSV
+    (:func:`csv_bytes`), read here with numpy alone: pandas would cost an analysis command
+    half a second of imports. Anything else is one error naming the file."""
+    import warnings
+
+    def malformed(why: object) -> DelveError:
+        return DelveError(f"{path}: malformed ({str(why).splitlines()[0] if str(why) else why})")
+
+    try:
+        lines = path.read_bytes().decode("ascii").splitlines()
+    except UnicodeDecodeError as e:
+        raise malformed(e) from None
+    if not lines or lines[0].split(",") != ["case", *losses]:
+        raise DelveError(f"{path}: header must be case,{','.join(losses)}")
+    width = len(losses) + 1
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a file without rows is caught below
+            cells = np.loadtxt(
+                lines[1:], dtype=str, delimiter=",", comments=None, ndmin=2, quotechar=None
+            )
+    except ValueError as e:  # rows of different lengths
+        raise malformed(e) from None
+    if cells.size == 0:
+        cells = cells.reshape(0, width)
+    if cells.shape[1] != width:
+        raise malformed(f"{cells.shape[1]} fields per line, expected {width}")
+    columns = {}
+    for j, loss in enumerate(losses, 1):
+        text = cells[:, j]
+        try:
+            columns[loss] = np.where(text == "", "nan", text).astype(float)
+        except ValueError as e:  # not a number
+            raise malformed(e) from None
+    return cells[:, 0], columns
 
 
 #: losses that are never negative (Q is a sum of squares minus terms that cancel: it may
@@ -288,19 +319,21 @@ def read_instance(
 _NON_NEGATIVE = {"S": 0.0, "A": 0.0, "Z": 0.0, "Q": -1e-9}
 
 
-def _checked_losses(path: Path, df: pd.DataFrame, losses: tuple[str, ...]) -> np.ndarray:
-    """The case numbers of a losses table, after checking what the writer guarantees:
-    case numbers are non-negative integers; a loss column is empty on every line (the
-    method has no such loss) or finite on every line; S, A, Z and Q are not negative.
-    A violation is one error naming the file, its line and the value."""
-    ok = df["case"].str.fullmatch(r"\d{1,18}").fillna(False).to_numpy(dtype=bool)
+def _checked_losses(
+    path: Path, case_text: np.ndarray, columns: dict[str, np.ndarray]
+) -> np.ndarray:
+    """The case numbers of a losses table (:func:`_losses_table`), after checking what the
+    writer guarantees: case numbers are non-negative integers; a loss column is empty on
+    every line (the method has no such loss) or finite on every line; S, A, Z and Q are
+    not negative. A violation is one error naming the file, its line and the value."""
+    length = np.char.str_len(case_text)
+    ok = np.char.isdigit(case_text) & (length >= 1) & (length <= 18)
     if not ok.all():
         k = int(np.argmin(ok))
-        v = df["case"].iloc[k]
-        shown = repr(v) if isinstance(v, str) else "an empty (or NaN) cell"
+        v = str(case_text[k])
+        shown = repr(v) if v else "an empty (or NaN) cell"
         raise DelveError(f"{path}, line {k + 2}: {shown} is not a case number")
-    for loss in losses:
-        col = df[loss].to_numpy(dtype=float)
+    for loss, col in columns.items():
         nan = np.isnan(col)
         if nan.all():
             continue
@@ -313,7 +346,7 @@ def _checked_losses(path: Path, df: pd.DataFrame, losses: tuple[str, ...]) -> np
                 + (" non-negative" if loss in _NON_NEGATIVE else "")
                 + " number on every line (or empty on every line)"
             )
-    return df["case"].to_numpy(dtype=np.int64)
+    return case_text.astype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -339,6 +372,15 @@ def _newest(metas: list[dict]) -> dict | None:
         return (str(m.get("end", "")), t if isinstance(t, int | float) else 0.0)
 
     return max(dated, key=when) if dated else None
+
+
+def _defaulted(fingerprint) -> dict:
+    """The fields of ``fingerprint`` that are recorded only when not their default, with
+    its own values (provenance.FIELD_DEFAULTS)."""
+    from . import provenance as pv
+
+    fp = fingerprint if isinstance(fingerprint, dict) else {}
+    return {k: pv.field_value(fp, k) for k in pv.FIELD_DEFAULTS}
 
 
 def task_instances(ws: Workspace, method: str, ref: TaskRef, layout) -> list[InstanceStatus]:
@@ -372,9 +414,17 @@ def task_instances(ws: Workspace, method: str, ref: TaskRef, layout) -> list[Ins
         reference = method_part | pv.task_fields(ws, layout.proto, layout.size, inst.index, shared)
         complete.append((len(out), meta, reference))
         out.append(InstanceStatus(inst.index, "ok", meta))
-    matching = [m for _, m, r in complete if not pv.stale_fields(m.get("fingerprint"), r)]
+    # which instances match the files; the budget fields (a defaulted one included) are
+    # the newest matching instance's, so they are not compared here
+    matching = [
+        m
+        for _, m, r in complete
+        if not pv.stale_fields(m.get("fingerprint"), r | _defaulted(m.get("fingerprint")))
+    ]
     newest = _newest(matching)
-    budget = {k: newest["fingerprint"].get(k) for k in pv.BUDGET_FIELDS} if newest else {}
+    budget = (
+        {k: pv.field_value(newest["fingerprint"], k) for k in pv.BUDGET_FIELDS} if newest else {}
+    )
     for pos, meta, reference in complete:
         reference = reference | budget
         fields = pv.stale_fields(meta.get("fingerprint"), reference)

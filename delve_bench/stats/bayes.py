@@ -27,8 +27,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import integrate
-from scipy.special import betainc, ndtr
 
 from .anova import Anova
 
@@ -38,6 +36,8 @@ SEED = 1996
 
 def log_posterior(mu: np.ndarray, a: Anova) -> np.ndarray:
     """Unnormalised log p(mu | y) of eq. 2.16 from the ANOVA summaries."""
+    from scipy.special import betainc  # scipy on first use: `delve stats` starts faster
+
     I, J = a.I, a.J
     a1 = 0.5 * a.ms_e * I * (J - 1)
     between = (I - 1) * a.ms_a / J  # sum_i (ybar_i - ybar)^2
@@ -53,6 +53,8 @@ def _scale(a: Anova) -> float:
 
 def _closed_form_mass(a: Anova, side_of_zero: str) -> float:
     """Mass of eq. 2.16 below 0 (``'negative'``) or above 0, by quadrature."""
+    from scipy import integrate
+
     scale = _scale(a)
     lp_max = log_posterior(np.array([a.mean]), a)[0]
 
@@ -149,6 +151,8 @@ def posterior(a: Anova, grid: int = 301, draws: int = DRAWS, seed: int = SEED) -
         raise ValueError("no posterior: the differences do not vary between instances")
     v = _theta_draws(a, draws, seed)
     sd = np.sqrt(v)
+    from scipy.special import ndtr
+
     pos = float(np.mean(ndtr(a.mean / sd)))
     method = (
         f"mixture of normals over {len(v)} exact draws of the variance components "

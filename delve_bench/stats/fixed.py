@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import betainc
 
 from ..errors import DelveError
 from .tests import TestResult
@@ -45,6 +44,8 @@ def fixed_estimate(y: np.ndarray, n_train: int) -> FixedEstimate:
 
 def fixed_split_t(e: FixedEstimate) -> TestResult:
     """Paired t-test over the test cases of the one training set."""
+    from scipy.special import betainc  # scipy on first use: `delve stats` starts faster
+
     nu = e.n_test - 1
     if e.se <= 0:
         return TestResult(test="case t", statistic=None, df=(nu,), p=None)

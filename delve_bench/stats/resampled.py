@@ -17,7 +17,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as sps
 
 from ..errors import DelveError
 from .tests import TestResult
@@ -33,6 +32,8 @@ def corrected_resampled_p_value(d, train_size: int, test_size: int):
     var = d.var(-1, ddof=1) * (1.0 / I + test_size / train_size)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = d.mean(-1) / np.sqrt(var)
+    from scipy import stats as sps  # on first use: scipy.stats takes ~0.5 s to import
+
     p = 2 * sps.t.sf(np.abs(t), I - 1)
     constant = np.all(d == d[..., :1], axis=-1)  # no spread: the test is undefined
     return np.where(constant | ~(var > 0), np.nan, p), t

@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import betainc
 
 from .anova import Anova
 
@@ -51,6 +50,8 @@ class TestResult:
 
 def t_p_value(mean, ms_a, I: int, J: int):
     """Two-sided p of DELVE's t-test (NaN where MSa = 0) and the t statistic."""
+    from scipy.special import betainc  # scipy on first use: `delve stats` starts faster
+
     mean, ms_a = np.asarray(mean, dtype=float), np.asarray(ms_a, dtype=float)
     nu = I - 1
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -66,6 +67,8 @@ def quasi_f_p_value(mean, ms_a, ms_b, ms_e, I: int, J: int):
 
     Where MSa + MSb = 0 the caller falls back to the t-test; where the numerator is 0
     (no difference and no residual variation) p = 1."""
+    from scipy.special import betainc
+
     mean, ms_a, ms_b, ms_e = (np.asarray(x, dtype=float) for x in (mean, ms_a, ms_b, ms_e))
     ss = I * J * mean**2
     num = ss + ms_e

@@ -104,14 +104,23 @@ def _meta_lines(path: Path) -> list[dict]:
     return out
 
 
+def packed_metas(
+    study_dir: Path, method: str, dataset: str, prototask: str
+) -> dict[tuple[int, int], dict]:
+    """The packed meta lines of one method on one prototask by (size, instance), without
+    its losses (what progress and provenance need); empty when there are none."""
+    mp = packed_paths(study_dir, method, dataset, prototask)[1]
+    if not mp.is_file():
+        return {}
+    return {(_size_of(m["task"]), m["instance"]): m for m in _meta_lines(mp)}
+
+
 def read_packed(study_dir: Path, method: str, dataset: str, prototask: str) -> Packed:
     """The packed results (empty when there are none)."""
-    lp, mp = packed_paths(study_dir, method, dataset, prototask)
-    out = Packed({}, {})
-    if not mp.is_file():
+    lp = packed_paths(study_dir, method, dataset, prototask)[0]
+    out = Packed(packed_metas(study_dir, method, dataset, prototask), {})
+    if not out.metas:
         return out
-    for m in _meta_lines(mp):
-        out.metas[(_size_of(m["task"]), m["instance"])] = m
     if lp.is_file():
         df = read_losses(lp)
         for (task, inst), g in df.groupby(["task", "instance"], sort=False):

@@ -11,14 +11,14 @@ from dataclasses import dataclass, field
 
 from ..methods.registry import fraction_name, method_spec
 from ..run import plan_jobs, run_jobs
-from ..run.job import Job, Outcome, expected_fingerprint
+from ..run.job import Fingerprints, Job, Outcome, fingerprints
 from ..run.provenance import describe_difference
 from ..run.runner import outdated_fields
 from ..run.store import instance_state, read_meta, result_dir
 from ..tasks.instances import task_layout
 from ..tasks.spec import prototask_spec
 from ..workspace import Workspace
-from .pack import pack, read_packed
+from .pack import pack, packed_metas
 from .spec import MethodPlan, Study
 
 
@@ -47,10 +47,13 @@ class Progress:
 
 @dataclass
 class _States:
-    """What :func:`_state` reads once per study: packed files and hard limits."""
+    """What :func:`_state` reads once per study: packed metas, hard limits, and the
+    fingerprint maker of each (result name, task, plan) -- whose method, budget and
+    prototask fields are the same for every instance, so they are computed once."""
 
     packed: dict = field(default_factory=dict)
     limits: dict = field(default_factory=dict)
+    fingerprints: dict[tuple, Fingerprints] = field(default_factory=dict)
 
 
 def _state(
@@ -68,19 +71,23 @@ def _state(
         ref = job.ref
         key = (job.method, ref.dataset, ref.prototask)
         if key not in cache.packed:
-            cache.packed[key] = read_packed(study_dir, job.method, ref.dataset, ref.prototask)
-        meta = cache.packed[key].metas.get((ref.size, job.instance))
+            cache.packed[key] = packed_metas(study_dir, job.method, ref.dataset, ref.prototask)
+        meta = cache.packed[key].get((ref.size, job.instance))
         if meta is None:
             return "missing", {}, ""
         st = "ok" if meta.get("status") == "ok" else "failed"
     options = plan.options()
-    fields = outdated_fields(sws, job, options, st, meta, cache.limits.setdefault(plan.name, {}))
+    fkey = (job.method, job.ref, plan.name)
+    if fkey not in cache.fingerprints:
+        cache.fingerprints[fkey] = fingerprints(sws, job.method, job.ref, options)
+    now = cache.fingerprints[fkey](job.instance)
+    limits = cache.limits.setdefault(plan.name, {})
+    fields = outdated_fields(sws, job, options, st, meta, limits, now)
     if not fields:
         return st, meta, ""
     if any(f.endswith("hard_limit_s") for f in fields):
         why = "failed under other hard limits"
     else:
-        now = expected_fingerprint(sws, job, options)
         why = describe_difference(meta.get("fingerprint"), now, fields)
     return "stale", meta, why
 
@@ -117,6 +124,7 @@ def study_progress(ws: Workspace, study: Study) -> list[Progress]:
     study_dir = ws.root / study.results
     cache = _States()
     rows = []
+    layouts: dict = {}  # each task's index files are read and checked once
     for plan in study.methods:
         spec = method_spec(ws, plan.name)
         refs = study.method_refs(ws, plan)
@@ -125,7 +133,10 @@ def study_progress(ws: Workspace, study: Study) -> list[Progress]:
             measured: dict[int, list[float]] = {}
             missing_sizes = []
             for ref in refs:
-                layout = task_layout(ws, prototask_spec(ws, ref.dataset, ref.prototask), ref.size)
+                if ref not in layouts:
+                    proto = prototask_spec(ws, ref.dataset, ref.prototask)
+                    layouts[ref] = task_layout(ws, proto, ref.size)
+                layout = layouts[ref]
                 for inst in layout.instances:
                     st, meta, why = _state(study_dir, sws, plan, Job(name, ref, inst.index), cache)
                     if st == "stale":

@@ -37,7 +37,7 @@ from pathlib import Path
 from ..data.spec import DatasetSpec, dataset_names, dataset_spec
 from ..errors import DelveError, suggest
 from ..specfile import Fields, read_yaml
-from ..workspace import Workspace, yaml_files
+from ..workspace import Workspace, spec_files
 
 DESIGNS = {
     "hierarchical": "hierarchical",
@@ -249,11 +249,7 @@ def _parse_file(ws: Workspace, dataset: str, path: Path) -> PrototaskSpec:
 
 
 def prototask_files(ws: Workspace, dataset: str) -> dict[str, Path]:
-    found: dict[str, Path] = {}
-    for d in reversed(ws.spec_dirs("tasks")):
-        for p in yaml_files(d / dataset):
-            found[p.stem] = p
-    return found
+    return spec_files(d / dataset for d in reversed(ws.spec_dirs("tasks")))
 
 
 def prototask_names(ws: Workspace, dataset: str) -> list[str]:
