@@ -451,7 +451,7 @@ def _study_design(task: str, instance: int, widths: list[float]) -> tuple[np.nda
     """The RBF dictionary (every training input a centre) and scaled targets of one study
     instance (real data), built as the basis-function plugins build them, with the ABF
     widths its study run recorded in meta.json."""
-    from delve_bench.methods.basis.plugins import Ssge
+    from delve_bench.methods.basis.plugins.ssge import Ssge
     from delve_bench.run.instance import load_instance
     from delve_bench.workspace import Workspace
 
