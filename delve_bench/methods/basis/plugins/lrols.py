@@ -26,9 +26,9 @@ class LrolsLoo(BasisMethod):
     max_outer : int
         The most selection runs.
     scales : tuple of float
-        The radius scales tried.
+        Multiples of the input ranges tried as RBF widths.
     max_terms : int
-        The most terms selected.
+        The longest subset one selection run may grow.
     """
 
     def __init__(
