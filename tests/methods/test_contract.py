@@ -46,7 +46,13 @@ TINY_CPU = 0.02
 #: (one MCMC iteration, one bag, one line search on 64 cases) and predicts
 CPU_SLACK = 2.0
 
-NAMES = method_names(Workspace(builtin_root()))
+#: scikit-learn estimators named straight by a YAML (the adapters of
+#: :mod:`delve_bench.methods.sklearn`), held to the same contract
+ADAPTED = {
+    "sk-ridge-0": "plugin: sklearn.linear_model:Ridge\nparams: {alpha: 1.0}\n",
+    "sk-logistic-0": "plugin: sklearn.linear_model:LogisticRegression\nparams: {C: 1.0}\n",
+}
+NAMES = method_names(Workspace(builtin_root())) + sorted(ADAPTED)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -61,7 +67,12 @@ def one_blas_thread():
 
 @pytest.fixture(scope="module")
 def space(tmp_path_factory) -> Workspace:
-    return Workspace(tmp_path_factory.mktemp("contract"))
+    """A workspace with the built-in methods and the adapted scikit-learn estimators."""
+    root = tmp_path_factory.mktemp("contract")
+    (root / "methods").mkdir()
+    for name, text in ADAPTED.items():
+        (root / "methods" / f"{name}.yaml").write_text(f"name: {name}\n{text}budget: {{}}\n")
+    return Workspace(root)
 
 
 @pytest.fixture(scope="module")
