@@ -170,6 +170,8 @@ class Runs:
     methods: tuple[Method, Method]
     fitted: tuple[Fitted, Fitted]
     budgets: tuple[MeteredBudget, MeteredBudget]
+    #: what each fit read of its budget (taken before any check reads the budget itself)
+    consulted: tuple[frozenset, frozenset]
 
 
 @pytest.fixture(scope="module")
@@ -184,7 +186,12 @@ def runs(space, instances):
             budgets = tuple(_tiny_work(spec, len(enc.y_train)) for _ in range(2))
             fits = [_fit(spec, enc, b, seed=7) for b in budgets]
             done[name] = Runs(
-                spec, enc, (fits[0][0], fits[1][0]), (fits[0][1], fits[1][1]), budgets
+                spec,
+                enc,
+                (fits[0][0], fits[1][0]),
+                (fits[0][1], fits[1][1]),
+                budgets,
+                (frozenset(budgets[0].reads), frozenset(budgets[1].reads)),
             )
         return done[name]
 
@@ -229,10 +236,10 @@ def test_the_same_seed_gives_the_same_predictions(runs, name):
 @pytest.mark.parametrize("name", NAMES)
 def test_a_tiny_work_budget_is_asked_and_obeyed(runs, name):
     r = runs(name)
-    if r.budgets[0].work is None:
+    if r.spec.make_budget(len(r.enc.y_train), "work").work is None:
         pytest.skip(f"{name} has no work budget: it runs to completion")
     budget = r.budgets[0]
-    assert budget.reads, f"{name} never consults its work budget"
+    assert r.consulted[0], f"{name} never consults its work budget"
     # once the method has reported the allowance spent it reports no further work
     spent = [done for done, work in budget.reports if work is not None and done >= work]
     if spent:
@@ -292,3 +299,15 @@ def test_an_unknown_parameter_is_one_error_naming_the_method(space, tmp_path, na
         checked_method(Workspace(tmp_path), name)
     message = str(e.value)
     assert name in message and "\n" not in message, message
+
+
+def test_the_meter_tells_a_method_that_ignores_its_budget_from_one_that_obeys(instances):
+    """The budget check can fail: lin-1's plugin under a work rule never asks the budget;
+    abf-1's asks it once per CG iteration and stops when it is spent."""
+    enc = instances[False]
+    ignores = MeteredBudget(mode="work", work=TINY_WORK)
+    _fit(MethodSpec("lin-x", "delve_bench.methods.lin:Lin"), enc, ignores)
+    assert not ignores.reads and not ignores.reports
+    obeys = MeteredBudget(mode="work", work=TINY_WORK)
+    _fit(MethodSpec("abf-x", "delve_bench.methods.basis.plugins.abf:Abf"), enc, obeys)
+    assert obeys.reads and max(done for done, _ in obeys.reports) == TINY_WORK
