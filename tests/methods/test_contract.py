@@ -184,7 +184,7 @@ def runs(space, instances):
             spec = _spec(space, name)
             enc = instances[spec.instantiate().is_classifier()]
             budgets = tuple(_tiny_work(spec, len(enc.y_train)) for _ in range(2))
-            fits = [_fit(spec, enc, b, seed=7) for b in budgets]
+            fits = [_fit(spec, enc, b) for b in budgets]
             done[name] = Runs(
                 spec,
                 enc,
