@@ -63,7 +63,7 @@ def errors(ws: Workspace, method: str, task: str, i: int) -> list[float]:
         out.append(100 * np.mean((f > 0) != yt))
         out.append(100 * np.mean((f >= 0) != yt))
         yb = np.where(enc.y_train == 1, 1.0, -1.0)
-        out.append(100 * np.mean((fit_platt(m.loo_outputs, yb).prob_positive(f) > 0.5) != yt))
+        out.append(100 * np.mean((fit_platt(m.loo_outputs_, yb).prob_positive(f) > 0.5) != yt))
     return out
 
 

@@ -19,8 +19,8 @@ from sklearn.model_selection import GridSearchCV, LeaveOneOut
 from sklearn.neighbors import KNeighborsRegressor
 
 from delve_bench.methods.base import FitContext
-from delve_bench.methods.knn import KnnCv1, loo_losses
-from delve_bench.methods.lin import Lin1
+from delve_bench.methods.knn import KnnCv, loo_losses
+from delve_bench.methods.lin import Lin
 from delve_bench.run import load_instance
 from delve_bench.stats import anova
 from delve_bench.tasks import TaskRef
@@ -66,7 +66,7 @@ def main() -> None:
     for n in (64, 128, 256, 1024):
         X, y, _, _ = kin(n)
         t_ours, _ = cpu(lambda X=X, y=y: loo_losses(X, y), repeat=3)
-        m = KnnCv1()
+        m = KnnCv()
         m.fit(X, y, ctx)
         t_b, k_b = cpu(lambda X=X, y=y: _sklearn_cumulative(X, y), repeat=3)
         if n <= 128:
@@ -82,10 +82,10 @@ def main() -> None:
             k_a = gs.best_params_["n_neighbors"]
         else:
             a, k_a = f"{'-':>9} {'-':>8}", "-"
-        print(f"{n:>6} {t_ours:>14.4f} {a} {t_b:>8.4f} {t_b / t_ours:>7.2f}  {m.k_S}/{k_a}/{k_b}")
+        print(f"{n:>6} {t_ours:>14.4f} {a} {t_b:>8.4f} {t_b / t_ours:>7.2f}  {m.k_S_}/{k_a}/{k_b}")
     print("\nlin-1 fit + predict (kin-8nm, n = 1024, 1024 test cases)")
     X, y, Xt, _ = kin(1024)
-    t_ours, _ = cpu(lambda: (lambda m: (m.fit(X, y, ctx), m.predict(Xt)))(Lin1()), repeat=20)
+    t_ours, _ = cpu(lambda: (lambda m: (m.fit(X, y, ctx), m.predict(Xt)))(Lin()), repeat=20)
     t_ref, _ = cpu(lambda: LinearRegression().fit(X, y).predict(Xt), repeat=20)
     print(
         f"delve-bench {t_ours * 1e3:.2f} ms, sklearn LinearRegression {t_ref * 1e3:.2f} ms "

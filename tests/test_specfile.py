@@ -186,7 +186,7 @@ def test_bad_method_fields_are_named(tiny, old, new, needle):
 def test_a_broken_method_yaml_only_breaks_that_method(tiny):
     ws = tiny(method="name: broken-1\nplugin: [", method_file="broken-1.yaml")
     assert "broken-1" in method_names(ws) and "lin-1" in method_names(ws)
-    assert method_spec(ws, "lin-1").plugin == "delve_bench.methods.lin:Lin1"
+    assert method_spec(ws, "lin-1").plugin == "delve_bench.methods.lin:Lin"
     with pytest.raises(DelveError, match="broken-1.yaml: not valid YAML"):
         method_spec(ws, "broken-1")
 

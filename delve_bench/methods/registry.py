@@ -4,7 +4,7 @@ a budget rule; the entry-point group ``delve_bench.methods`` adds installed plug
 A YAML spec::
 
     name: lin-1
-    plugin: delve_bench.methods.lin:Lin1      # any importable class
+    plugin: delve_bench.methods.lin:Lin       # any importable class
     params: {}                                # keyword arguments of the class
     budget: {cpu_per_case: 30, cpu_cap: 28800, work: 150}
     summary: one line for ``delve methods``   # optional; else the description's first sentence
@@ -160,9 +160,10 @@ class MethodSpec:
             return None
         if isinstance(cls, type) and issubclass(cls, Method):
             return tuple(cls.losses)
-        from .sklearn import SklearnRegressor
+        from .sklearn import SklearnClassifier, SklearnRegressor, is_sklearn_classifier
 
-        return tuple(SklearnRegressor.losses)
+        wrapper = SklearnClassifier if is_sklearn_classifier(cls) else SklearnRegressor
+        return tuple(wrapper.losses)
 
     @property
     def summary(self) -> str:

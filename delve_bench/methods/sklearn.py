@@ -22,7 +22,13 @@ def is_sklearn_classifier(cls) -> bool:
 
 
 class SklearnRegressor(Method):
-    """Wrap a regressor class (or ``"module:Class"``) with keyword parameters."""
+    """Wrap a regressor class (or ``"module:Class"``) with keyword parameters.
+
+    Attributes
+    ----------
+    model_ : estimator
+        The fitted estimator.
+    """
 
     losses: tuple[str, ...] = ("S", "A")
 
@@ -32,11 +38,10 @@ class SklearnRegressor(Method):
             estimator = getattr(importlib.import_module(mod), attr)
         self.estimator_cls = estimator
         self.params = params
-        self.model: Any = None  # the fitted estimator
 
     def fit(self, X: np.ndarray, y: np.ndarray, ctx: FitContext) -> None:
-        self.model = self._make(ctx)
-        self.model.fit(X, y)
+        self.model_: Any = self._make(ctx)
+        self.model_.fit(X, y)
 
     def _make(self, ctx: FitContext):
         params = dict(self.params)
@@ -50,21 +55,29 @@ class SklearnRegressor(Method):
         return self.estimator_cls(**params)
 
     def predict(self, X: np.ndarray) -> Prediction:
-        return Prediction(mean=np.asarray(self.model.predict(X), dtype=float).ravel())
+        return Prediction(mean=np.asarray(self.model_.predict(X), dtype=float).ravel())
 
 
 class SklearnClassifier(SklearnRegressor):
     """Wrap a classifier class with ``predict_proba``; its probabilities are spread over
-    all the task's classes (a class absent from the training set gets probability 0)."""
+    all the task's classes (a class absent from the training set gets probability 0).
+
+    Attributes
+    ----------
+    model_ : estimator
+        The fitted estimator.
+    n_classes_ : int
+        The number of classes of the task.
+    """
 
     losses = ("Z", "Q", "L")
 
     def fit(self, X: np.ndarray, y: np.ndarray, ctx: FitContext) -> None:
-        self.n_classes = len(ctx.classes) or int(np.max(y)) + 1
-        self.model = self._make(ctx)
-        self.model.fit(X, y)
+        self.n_classes_ = len(ctx.classes) or int(np.max(y)) + 1
+        self.model_ = self._make(ctx)
+        self.model_.fit(X, y)
 
     def predict(self, X: np.ndarray) -> Prediction:
-        P = np.zeros((len(X), self.n_classes))
-        P[:, np.asarray(self.model.classes_, dtype=np.intp)] = self.model.predict_proba(X)
+        P = np.zeros((len(X), self.n_classes_))
+        P[:, np.asarray(self.model_.classes_, dtype=np.intp)] = self.model_.predict_proba(X)
         return Prediction.of_probs(P)

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
 
-from delve_bench.methods.knn import KnnCv1, loo_losses
-from delve_bench.methods.lin import Lin1
+from delve_bench.methods.knn import KnnCv, loo_losses
+from delve_bench.methods.lin import Lin
 
 
 def kin(instance, n=256, i=0):
@@ -24,18 +24,18 @@ def kin(instance, n=256, i=0):
 
 def test_lin1_equals_least_squares_on_real_data(instance, make_ctx):
     X, y, Xt, _ = kin(instance)
-    m = Lin1()
+    m = Lin()
     m.fit(X, y, make_ctx(8))
     w, *_ = np.linalg.lstsq(np.hstack([X, np.ones((len(X), 1))]), y, rcond=None)
     pred = m.predict(Xt)
     assert np.allclose(pred.mean, np.hstack([Xt, np.ones((len(Xt), 1))]) @ w, atol=1e-10)
     resid = np.hstack([X, np.ones((len(X), 1))]) @ w - y
-    assert m.sigma2 == pytest.approx(resid @ resid / (256 - 9))
+    assert m.sigma2_ == pytest.approx(resid @ resid / (256 - 9))
     # the thesis' predictive variance: sigma^2 + x~^T A^-1 x~ (not scaled by sigma^2)
     Xa = np.hstack([Xt, np.ones((len(Xt), 1))])
     A = np.hstack([X, np.ones((len(X), 1))]).T @ np.hstack([X, np.ones((len(X), 1))])
     quad = np.einsum("ij,ij->i", Xa, np.linalg.solve(A, Xa.T).T)
-    assert np.allclose(pred.density.var, m.sigma2 + quad)
+    assert np.allclose(pred.density.var, m.sigma2_ + quad)
 
 
 def test_lin1_drops_a_duplicated_input_direction(make_ctx):
@@ -43,17 +43,17 @@ def test_lin1_drops_a_duplicated_input_direction(make_ctx):
     X = rng.normal(size=(50, 3))
     X = np.hstack([X, X[:, :1]])
     y = X[:, 0] - 2 * X[:, 1] + 0.1 * rng.normal(size=50)
-    m = Lin1()
+    m = Lin()
     with np.errstate(all="raise"):
         m.fit(X, y, make_ctx(4))
         p = m.predict(X[:5])
-    assert m.num_fit == 4  # m + 1 = 5 directions, one dropped
+    assert m.num_fit_ == 4  # m + 1 = 5 directions, one dropped
     assert np.all(np.isfinite(p.mean)) and np.all(np.isfinite(p.density.var))
 
 
 def test_lin1_has_no_density_when_n_is_at_most_m_plus_1(make_ctx):
     rng = np.random.default_rng(2)
-    m = Lin1()
+    m = Lin()
     c = make_ctx(5)
     m.fit(rng.normal(size=(6, 5)), rng.normal(size=6), c)
     assert m.predict(rng.normal(size=(3, 5))).density is None and "warning" in c.info
@@ -120,12 +120,12 @@ def test_knn_predictions_do_not_depend_on_the_order_of_tied_cases(make_ctx):
     X = np.round(rng.normal(size=(60, 2)), 1)  # many exact ties
     y = rng.normal(size=60)
     Xt = np.round(rng.normal(size=(20, 2)), 1)
-    a, b = KnnCv1(), KnnCv1()
+    a, b = KnnCv(), KnnCv()
     a.fit(X, y, make_ctx(2))
     perm = rng.permutation(60)
     b.fit(X[perm], y[perm], make_ctx(2))
     pa, pb = a.predict(Xt), b.predict(Xt)
-    assert (a.k_S, a.k_A, a.k_L) == (b.k_S, b.k_A, b.k_L)
+    assert (a.k_S_, a.k_A_, a.k_L_) == (b.k_S_, b.k_A_, b.k_L_)
     assert np.allclose(pa.mean, pb.mean) and np.allclose(pa.median, pb.median)
     assert np.allclose(pa.density.var, pb.density.var)
 
@@ -133,11 +133,11 @@ def test_knn_predictions_do_not_depend_on_the_order_of_tied_cases(make_ctx):
 def test_knn_matches_scikit_learn_for_the_chosen_k(instance, make_ctx):
     neighbors = pytest.importorskip("sklearn.neighbors")
     X, y, Xt, _ = kin(instance, 128)
-    m = KnnCv1()
+    m = KnnCv()
     m.fit(X, y, make_ctx(8))
-    ref = neighbors.KNeighborsRegressor(n_neighbors=m.k_S).fit(X, y).predict(Xt)
+    ref = neighbors.KNeighborsRegressor(n_neighbors=m.k_S_).fit(X, y).predict(Xt)
     assert np.allclose(m.predict(Xt).mean, ref)
-    assert 1 <= m.k_L <= 127 and m.vs2 > 0
+    assert 1 <= m.k_L_ <= 127 and m.vs2_ > 0
 
 
 def test_knn_loo_over_all_k_at_n_1024_is_fast():
@@ -157,7 +157,7 @@ def test_methods_come_from_yaml_and_entry_points(ws, monkeypatch):
     from delve_bench.methods import registry
 
     class EP:
-        name, value = "lin-ep-1", "delve_bench.methods.lin:Lin1"
+        name, value = "lin-ep-1", "delve_bench.methods.lin:Lin"
 
     real = metadata.entry_points
     monkeypatch.setattr(
@@ -176,9 +176,40 @@ def test_methods_come_from_yaml_and_entry_points(ws, monkeypatch):
         "_entry_point_specs",
         lambda: {"lin-ep-1": registry.MethodSpec("lin-ep-1", EP.value)},
     )
-    assert isinstance(registry.method_spec(ws, "lin-ep-1").instantiate(), Lin1)
+    assert isinstance(registry.method_spec(ws, "lin-ep-1").instantiate(), Lin)
     spec = registry.method_spec(ws, "lin-1")
     assert (
         spec.make_budget(256, "work").work is None
         and spec.make_budget(256, "cpu").cpu_seconds is None
     )
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("delve_bench.methods.lin:Lin1", "delve_bench.methods.lin:Lin"),
+        ("delve_bench.methods.knn:KnnCv1", "delve_bench.methods.knn:KnnCv"),
+        ("delve_bench.methods.basis.plugins:Abf", "delve_bench.methods.basis.plugins.abf:Abf"),
+        (
+            "delve_bench.methods.basis.plugins:OrrForward",
+            "delve_bench.methods.basis.plugins.orr:OrrForward",
+        ),
+        ("delve_bench.methods.basis.plugins:Svm", "delve_bench.methods.basis.plugins.svm:Svm"),
+        (
+            "delve_bench.methods.classify.knn:KnnClassCv1",
+            "delve_bench.methods.classify.knn:KnnClassCv",
+        ),
+        (
+            "delve_bench.methods.classify.logistic:Logistic1",
+            "delve_bench.methods.classify.logistic:Logistic",
+        ),
+        ("delve_bench.methods.classify.rvm:RvmClass1", "delve_bench.methods.classify.rvm:RvmClass"),
+        ("delve_bench.methods.classify.svm:SvmClass1", "delve_bench.methods.classify.svm:SvmClass"),
+    ],
+)
+def test_the_plugin_paths_of_older_method_yamls_still_load(old, new):
+    """A workspace's own method YAML may name a plugin by its path before the families were
+    reshaped (versionless class names, lin and knn packages, one basis module per method)."""
+    from delve_bench.methods.registry import MethodSpec
+
+    assert MethodSpec("m", old).load_class() is MethodSpec("m", new).load_class()

@@ -128,8 +128,8 @@ def test_the_fingerprint_follows_what_defines_a_result(ws, tmp_path):
     spec = Path(method_spec(ws, "lin-1").source).read_text()
     w = Workspace(tmp_path / "other")
     yaml = tmp_path / "other" / "methods" / "lin-1.yaml"
-    yaml.write_text(spec.replace("delve_bench.methods.lin:Lin1", "elsewhere.linear:Lin1"))
-    assert method_spec(w, "lin-1").plugin == "elsewhere.linear:Lin1"
+    yaml.write_text(spec.replace("delve_bench.methods.lin:Lin", "elsewhere.linear:Lin"))
+    assert method_spec(w, "lin-1").plugin == "elsewhere.linear:Lin"
     assert expected_fingerprint(w, lin, RunOptions()) == expected_fingerprint(ws, lin, RunOptions())
     yaml.write_text(spec + "version: '2'\n")
     fp = expected_fingerprint(w, lin, RunOptions())

@@ -1,7 +1,7 @@
 """knn-class-cv-1: k nearest neighbours for classification, k by leave-one-out per loss.
 
 The classification counterpart of knn-cv-1 (Rasmussen 1996 §3.4), on its neighbour code
-(:class:`delve_bench.methods.knn.Neighbours`):
+(:class:`delve_bench.methods.knn.neighbours.Neighbours`):
 
 * squared Euclidean distance on the encoded inputs; cases whose distance is within 1e-6
   of the k-th neighbour's count as tied with it, and the tied cases at or before position
@@ -24,7 +24,7 @@ import numpy as np
 from ...losses import class_losses
 from ...numerics.distance import sq_distances
 from ..base import Classifier, FitContext, Prediction
-from ..knn import Neighbours
+from ..knn.neighbours import Neighbours
 
 ALPHA = 0.5
 _CHUNK_ENTRIES = 1 << 21
@@ -56,8 +56,25 @@ def loo_class_losses(X: np.ndarray, y: np.ndarray, C: int, alpha: float = ALPHA)
     return total
 
 
-class KnnClassCv1(Classifier):
-    """knn-class-cv-1 (see the module docstring)."""
+class KnnClassCv(Classifier):
+    """knn-class-cv-1 (see the module docstring).
+
+    Parameters
+    ----------
+    alpha : float
+        The add-alpha smoothing of the class counts (1/2: Krichevsky & Trofimov).
+
+    Attributes
+    ----------
+    n_classes_ : int
+        The number of classes C.
+    X_ : ndarray of shape (n, m)
+        The training inputs.
+    y_ : ndarray of shape (n,)
+        The training classes, codes 0 .. C-1.
+    k_ : dict of str to int
+        The neighbour count serving each of Z, Q and L.
+    """
 
     def __init__(self, alpha: float = ALPHA):
         self.alpha = alpha
@@ -65,17 +82,20 @@ class KnnClassCv1(Classifier):
     def fit(self, X: np.ndarray, y: np.ndarray, ctx: FitContext) -> None:
         if len(y) < 2:
             raise ValueError("knn-class-cv-1 needs at least 2 training cases")
-        self.C = self._classes(y, ctx)
-        self.X, self.y = X, np.asarray(y)
-        loo = loo_class_losses(X, self.y, self.C, self.alpha)
-        self.k = {loss: int(np.argmin(row)) + 1 for loss, row in zip("ZQL", loo, strict=True)}
-        ctx.info.update(k_Z=self.k["Z"], k_Q=self.k["Q"], k_L=self.k["L"])
+        self.n_classes_ = self._classes(y, ctx)
+        self.X_, self.y_ = X, np.asarray(y)
+        loo = loo_class_losses(X, self.y_, self.n_classes_, self.alpha)
+        self.k_ = {loss: int(np.argmin(row)) + 1 for loss, row in zip("ZQL", loo, strict=True)}
+        ctx.info.update(k_Z=self.k_["Z"], k_Q=self.k_["Q"], k_L=self.k_["L"])
 
     def predict(self, X: np.ndarray) -> Prediction:
-        nb = Neighbours(sq_distances(X, self.X), self.y.astype(float))
-        onehot = np.eye(self.C)[self.y]
+        nb = Neighbours(sq_distances(X, self.X_), self.y_.astype(float))
+        onehot = np.eye(self.n_classes_)[self.y_]
         P = {
-            loss: smoothed(nb.class_counts(onehot, k)[:, 0], k, self.C, self.alpha)
-            for loss, k in self.k.items()
+            loss: smoothed(nb.class_counts(onehot, k)[:, 0], k, self.n_classes_, self.alpha)
+            for loss, k in self.k_.items()
         }
         return Prediction.of_probs(P["L"], by_loss={"Z": P["Z"], "Q": P["Q"]})
+
+
+KnnClassCv1 = KnnClassCv  # the plugin name of method YAMLs written before the rename

@@ -75,27 +75,47 @@ def fit_multinomial(
     return W, steps
 
 
-class Logistic1(Classifier):
-    """logistic-1 (see the module docstring)."""
+class Logistic(Classifier):
+    """logistic-1 (see the module docstring).
+
+    Parameters
+    ----------
+    lam : float
+        The weight penalty (biases are not penalised).
+    max_steps : int
+        Newton steps at most.
+
+    Attributes
+    ----------
+    n_classes_ : int
+        The number of classes C of the task.
+    present_ : ndarray of shape (K,)
+        The classes the training set has (the last one is the reference).
+    W_ : ndarray of shape (m + 1, K - 1) or None
+        The weights, biases last; None when the training set has one class.
+    """
 
     def __init__(self, lam: float = 1e-4, max_steps: int = 100):
         self.lam, self.max_steps = lam, max_steps
 
     def fit(self, X: np.ndarray, y: np.ndarray, ctx: FitContext) -> None:
-        self.C = self._classes(y, ctx)
-        self.present = np.unique(y)  # the classes the training set has
-        K = len(self.present)
-        self.W = None
+        self.n_classes_ = self._classes(y, ctx)
+        self.present_ = np.unique(y)  # the classes the training set has
+        K = len(self.present_)
+        self.W_ = None
         if K > 1:
-            t = np.searchsorted(self.present, y)
-            self.W, steps = fit_multinomial(_augment(X), t, K, self.lam, self.max_steps)
+            t = np.searchsorted(self.present_, y)
+            self.W_, steps = fit_multinomial(_augment(X), t, K, self.lam, self.max_steps)
             ctx.info.update(newton_steps=steps)
 
     def predict(self, X: np.ndarray) -> Prediction:
-        P = np.zeros((len(X), self.C))
-        if self.W is None:
-            P[:, self.present[0]] = 1.0
+        P = np.zeros((len(X), self.n_classes_))
+        if self.W_ is None:
+            P[:, self.present_[0]] = 1.0
         else:
-            A = np.hstack([_augment(X) @ self.W, np.zeros((len(X), 1))])
-            P[:, self.present] = np.exp(log_softmax(A, axis=1))
+            A = np.hstack([_augment(X) @ self.W_, np.zeros((len(X), 1))])
+            P[:, self.present_] = np.exp(log_softmax(A, axis=1))
         return Prediction.of_probs(P)
+
+
+Logistic1 = Logistic  # the plugin name of method YAMLs written before the rename

@@ -142,6 +142,17 @@ class OfsLoomi(Classifier):
     inputs : ``"encoded"`` (DELVE's default coding) or ``"raw"`` (the data set's own
         units, as the paper used them; real and binary inputs only)
     max_terms : cap on the stages of one run (default N - 1)
+
+    Attributes
+    ----------
+    X_ : ndarray of shape (k, m)
+        The selected centres.
+    tau_ : float
+        The chosen kernel width ``s * median``.
+    theta_ : ndarray of shape (k,)
+        The centres' weights.
+    platt_ : Platt
+        The sigmoid (without intercept) from LOO outputs to probabilities.
     """
 
     max_classes = 2
@@ -226,17 +237,17 @@ class OfsLoomi(Classifier):
         if not own:  # the width of the first instance, the selection on this one
             run = self._select(sq_distances(X, X), yb, tau)
         sel, m = run.sel, run.m
-        self.X, self.tau = X[sel.sel[:m]], tau
-        self.theta = sel.weights(m)
-        self.loo_outputs = run.loo_outputs  # (n,) kept for Platt and for inspection
-        self.platt = fit_platt(self.loo_outputs, yb, intercept=False)
-        if self.platt.A >= 0:  # LOO outputs carry no sign information: keep sgn f, p ~ 1/2
-            self.platt = type(self.platt)(-1e-12, 0.0)
+        self.X_, self.tau_ = X[sel.sel[:m]], tau
+        self.theta_ = sel.weights(m)
+        self.loo_outputs_ = run.loo_outputs  # (n,) kept for Platt and for inspection
+        self.platt_ = fit_platt(self.loo_outputs_, yb, intercept=False)
+        if self.platt_.A >= 0:  # LOO outputs carry no sign information: keep sgn f, p ~ 1/2
+            self.platt_ = type(self.platt_)(-1e-12, 0.0)
         lam = np.array(sel.lam_t[:m])
         value = run.score if self.criterion == "loomi" else -run.score
         ctx.info.update(
             model_size=m,
-            tau=self.tau,
+            tau=self.tau_,
             scale=s,
             median_sq_distance=med,
             width_from="this training set" if own else "first instance",
@@ -245,17 +256,17 @@ class OfsLoomi(Classifier):
             lambdas=lam,
             lambda_resets=sel.resets,
             lambda_resets_kept=int(np.sum(np.asarray(sel.reset_at) < m)),
-            platt_A=self.platt.A,
+            platt_A=self.platt_.A,
             width_curve=curve,
         )
 
     def decision(self, X: np.ndarray) -> np.ndarray:
         """``f(x) = sum_i theta_i exp(-||x - c_i||^2 / tau)``."""
-        return rbf_design(X, self.X, np.sqrt(self.tau)) @ self.theta
+        return rbf_design(X, self.X_, np.sqrt(self.tau_)) @ self.theta_
 
     def predict(self, X: np.ndarray) -> Prediction:
         f = self.decision(X)
-        p1 = self.platt.prob_positive(f)
+        p1 = self.platt_.prob_positive(f)
         # keep the classifier's decision sgn f (sgn(0) = -1) where rounding made p1 = 1/2:
         # a tiny f (a narrow kernel far from every centre) must not become a tie
         half = p1 == 0.5

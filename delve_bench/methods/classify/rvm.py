@@ -194,8 +194,30 @@ def stratified_folds(t: np.ndarray, k: int, rng: np.random.Generator) -> np.ndar
     return folds
 
 
-class RvmClass1(Classifier):
-    """rvm-class-1 (see the module docstring)."""
+class RvmClass(Classifier):
+    """rvm-class-1 (see the module docstring).
+
+    Parameters
+    ----------
+    scales : sequence of float
+        The kernel widths, multiples of the median squared pairwise distance, walked from
+        smooth to rough.
+    folds : int
+        K of the stratified cross-validation of the width.
+    max_iterations : int
+        The most fast-RVM iterations of one fit.
+
+    Attributes
+    ----------
+    tau_ : float
+        The chosen kernel width ``s * median``.
+    centres_ : ndarray of shape (k, m)
+        The relevance vectors.
+    w_ : ndarray of shape (k,)
+        Their weights.
+    b_ : float
+        The bias (0 when it is not relevant).
+    """
 
     max_classes = 2
 
@@ -205,6 +227,8 @@ class RvmClass1(Classifier):
 
     def fit(self, X: np.ndarray, y: np.ndarray, ctx: FitContext) -> None:
         self._classes(y, ctx)
+        if len(y) < 2:  # no pairwise distance to set the kernel width from
+            raise ValueError("rvm-class-1 needs at least 2 training cases")
         t = (np.asarray(y) == 1).astype(float)
         med = median_sq_distance(X)
         D = sq_distances(X, X)
@@ -225,14 +249,14 @@ class RvmClass1(Classifier):
         cv, s = best
         fit = fast_rvc(_design(D, s * med), t, self.max_iterations)
         N = len(X)
-        self.tau = s * med
+        self.tau_ = s * med
         rv = [j for j in fit.idx if j < N]
-        self.centres = X[rv]
-        self.w = np.array([m for j, m in zip(fit.idx, fit.mu, strict=True) if j < N])
-        self.b = float(sum(m for j, m in zip(fit.idx, fit.mu, strict=True) if j == N))
+        self.centres_ = X[rv]
+        self.w_ = np.array([m for j, m in zip(fit.idx, fit.mu, strict=True) if j < N])
+        self.b_ = float(sum(m for j, m in zip(fit.idx, fit.mu, strict=True) if j == N))
         ctx.info.update(
             model_size=len(rv),
-            tau=self.tau,
+            tau=self.tau_,
             scale=s,
             cv_log_loss=cv,
             log_evidence=fit.log_evidence,
@@ -245,8 +269,11 @@ class RvmClass1(Classifier):
         )
 
     def decision(self, X: np.ndarray) -> np.ndarray:
-        return np.exp(-sq_distances(X, self.centres) / self.tau) @ self.w + self.b
+        return np.exp(-sq_distances(X, self.centres_) / self.tau_) @ self.w_ + self.b_
 
     def predict(self, X: np.ndarray) -> Prediction:
         p1 = expit(self.decision(X))
         return Prediction.of_probs(np.column_stack([1.0 - p1, p1]))
+
+
+RvmClass1 = RvmClass  # the plugin name of method YAMLs written before the rename

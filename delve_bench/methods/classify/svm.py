@@ -24,8 +24,27 @@ from .platt import fit_platt
 C_GRID = (0.1, 1.0, 10.0, 100.0, 1000.0)
 
 
-class SvmClass1(Classifier):
-    """svm-class-1 (see the module docstring)."""
+class SvmClass(Classifier):
+    """svm-class-1 (see the module docstring).
+
+    Parameters
+    ----------
+    folds : int
+        K of the stratified cross-validation.
+    scales : sequence of float
+        The kernel widths, multiples of the median squared pairwise distance.
+    C_grid : sequence of float
+        The C values.
+
+    Attributes
+    ----------
+    single_ : int or None
+        The class of a training set with one class (then no machine is fitted).
+    platt_ : Platt
+        The sigmoid from out-of-fold decision values to probabilities.
+    svc_ : sklearn.svm.SVC
+        The machine refitted on the whole training set.
+    """
 
     max_classes = 2
     requires = {"sklearn": "sklearn"}
@@ -44,9 +63,9 @@ class SvmClass1(Classifier):
         self._classes(y, ctx)
         y = np.asarray(y)
         med = median_sq_distance(X)
-        self.single = None
+        self.single_ = None
         if len(np.unique(y)) < 2:  # one class in the training set: nothing to separate
-            self.single = int(y[0])
+            self.single_ = int(y[0])
             ctx.info.update(model_size=0)
             return
         folds = min(self.folds, int(np.bincount(y).min()))
@@ -57,26 +76,29 @@ class SvmClass1(Classifier):
         best = search.best_params_
         svc = SVC(kernel="rbf", **best)
         f = cross_val_predict(svc, X, y, cv=cv, method="decision_function")
-        self.platt = fit_platt(f, np.where(y == 1, 1, -1))
-        self.svc = svc.fit(X, y)
+        self.platt_ = fit_platt(f, np.where(y == 1, 1, -1))
+        self.svc_ = svc.fit(X, y)
         ctx.info.update(
-            model_size=int(len(self.svc.support_)),
+            model_size=int(len(self.svc_.support_)),
             C=best["C"],
             tau=1.0 / best["gamma"],
             scale=1.0 / (best["gamma"] * med),
             cv_error=1.0 - float(search.best_score_),
-            platt_A=self.platt.A,
-            platt_B=self.platt.B,
+            platt_A=self.platt_.A,
+            platt_B=self.platt_.B,
         )
 
     def decision(self, X: np.ndarray) -> np.ndarray:
-        return self.svc.decision_function(X)
+        return self.svc_.decision_function(X)
 
     def predict(self, X: np.ndarray) -> Prediction:
         P = np.zeros((len(X), 2))
-        if self.single is not None:
-            P[:, self.single] = 1.0
+        if self.single_ is not None:
+            P[:, self.single_] = 1.0
         else:
-            p1 = self.platt.prob_positive(self.decision(X))
+            p1 = self.platt_.prob_positive(self.decision(X))
             P[:, 0], P[:, 1] = 1.0 - p1, p1
         return Prediction.of_probs(P)
+
+
+SvmClass1 = SvmClass  # the plugin name of method YAMLs written before the rename

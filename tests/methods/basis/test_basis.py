@@ -457,7 +457,7 @@ def _study_design(task: str, instance: int, widths: list[float]) -> tuple[np.nda
     workspace: the same cases, the same defect."""
     import tempfile
 
-    from delve_bench.methods.basis.plugins import Ssge
+    from delve_bench.methods.basis.plugins.ssge import Ssge
     from delve_bench.run.instance import load_instance
     from delve_bench.tasks import resolve_tasks
     from delve_bench.tasks.instances import generate

@@ -9,9 +9,9 @@ from support import class_instance
 
 from delve_bench.losses import class_losses
 from delve_bench.methods.base import FitContext
-from delve_bench.methods.classify.knn import KnnClassCv1, loo_class_losses
-from delve_bench.methods.classify.logistic import Logistic1
-from delve_bench.methods.classify.rvm import RvmClass1, fast_rvc, posterior_mode
+from delve_bench.methods.classify.knn import KnnClassCv, loo_class_losses
+from delve_bench.methods.classify.logistic import Logistic
+from delve_bench.methods.classify.rvm import RvmClass, fast_rvc, posterior_mode
 
 
 def _fit(method, data, seed=0):
@@ -47,16 +47,16 @@ def test_knn_loo_losses_equal_brute_force():
 def test_knn_ties_in_distance_share_the_tie_block():
     X = np.array([[0.0], [1.0], [1.0], [5.0]])  # cases 1 and 2 tie for the query at 0.9
     y = np.array([0, 0, 1, 1])
-    m = KnnClassCv1()
+    m = KnnClassCv()
     m.fit(X, y, FitContext.seeded(kinds=1, classes=("a", "b")))
-    m.k = {"Z": 1, "Q": 1, "L": 1}
+    m.k_ = {"Z": 1, "Q": 1, "L": 1}
     P = m.predict(np.array([[0.9]])).categorical.probs
     # k = 1: the nearest place is shared by the tied cases 1 (class 0) and 2 (class 1)
     assert P[0] == pytest.approx([(0.5 + 0.5) / 2, (0.5 + 0.5) / 2])
 
 
 def test_knn_class_on_ripley_serves_each_loss_with_its_k(ripley):
-    info, pred = _fit(KnnClassCv1(), ripley)
+    info, pred = _fit(KnnClassCv(), ripley)
     assert {info["k_Z"], info["k_Q"], info["k_L"]} <= set(range(1, 250))
     for loss in "ZQL":
         P = pred.categorical_for(loss).probs
@@ -103,7 +103,7 @@ def test_fast_rvc_ends_where_no_action_gains(ripley):
 
 
 def test_rvm_class_on_ripley(ripley):
-    info, pred = _fit(RvmClass1(), ripley)
+    info, pred = _fit(RvmClass(), ripley)
     err = 100 * class_losses(ripley[3], pred.categorical.probs)["Z"].mean()
     # Tipping (2001): 9.3 % with 4 relevance vectors
     assert err < 12 and 1 <= info["model_size"] <= 20 and info["converged"]
@@ -114,7 +114,7 @@ def test_logistic_matches_scikit_learn_without_penalty(ripley):
     from sklearn.linear_model import LogisticRegression
 
     X, y = ripley[0], ripley[1]
-    _, pred = _fit(Logistic1(lam=0.0), ripley)
+    _, pred = _fit(Logistic(lam=0.0), ripley)
     sk = LogisticRegression(C=np.inf, tol=1e-10, max_iter=10000).fit(X, y)
     assert pred.categorical.probs == pytest.approx(sk.predict_proba(ripley[2]), abs=1e-6)
 
@@ -123,7 +123,7 @@ def test_logistic_three_classes_and_an_absent_class():
     rng = np.random.default_rng(2)
     X = rng.normal(size=(60, 2))
     y = np.argmax(X @ np.array([[1.0, -1.0, 0.0], [0.0, 1.0, -1.0]]) + rng.normal(size=(60, 3)), 1)
-    m = Logistic1()
+    m = Logistic()
     m.fit(X, y, FitContext.seeded(kinds=2, classes=("a", "b", "c", "d")))
     P = m.predict(X).categorical.probs
     assert P.shape == (60, 4) and np.allclose(P.sum(1), 1) and np.all(P[:, 3] == 0)
@@ -132,12 +132,12 @@ def test_logistic_three_classes_and_an_absent_class():
 
 def test_svm_class_on_ripley(ripley):
     pytest.importorskip("sklearn")
-    from delve_bench.methods.classify.svm import SvmClass1
+    from delve_bench.methods.classify.svm import SvmClass
 
-    m = SvmClass1()
+    m = SvmClass()
     info, pred = _fit(m, ripley)
     P = pred.categorical.probs
     assert 100 * class_losses(ripley[3], P)["Z"].mean() < 12
-    assert info["model_size"] == len(m.svc.support_) and info["C"] in m.C_grid
+    assert info["model_size"] == len(m.svc_.support_) and info["C"] in m.C_grid
     f = m.decision(ripley[2])
     assert np.all(np.diff(P[np.argsort(f), 1]) >= -1e-12)  # Platt: monotone in f

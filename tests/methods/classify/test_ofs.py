@@ -77,10 +77,10 @@ def test_a_tiny_decision_value_keeps_its_sign():
     from delve_bench.methods.classify.platt import Platt
 
     m = OfsLoomi()
-    m.X, m.tau, m.theta, m.platt = np.array([[0.0]]), 1e-3, np.array([1.0]), Platt(-2.0, 0.0)
+    m.X_, m.tau_, m.theta_, m.platt_ = np.array([[0.0]]), 1e-3, np.array([1.0]), Platt(-2.0, 0.0)
     X = np.array([[0.5], [1e9], [0.0]])
     P_pos = m.predict(X).categorical.probs
-    m.theta = np.array([-1.0])
+    m.theta_ = np.array([-1.0])
     P_neg = m.predict(X).categorical.probs
     assert P_pos.argmax(1).tolist() == [1, 0, 1]  # f = 0 exactly at 1e9: sgn(0) = -1
     assert P_neg.argmax(1).tolist() == [0, 0, 0]

@@ -13,13 +13,33 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import FitContext, Gaussian, Method, Prediction
+from ..base import FitContext, Gaussian, Method, Prediction
 
 MAX_SV_RATIO = 1e6
 
 
-class Lin1(Method):
-    """The thesis' lin-1."""
+class Lin(Method):
+    """The thesis' lin-1.
+
+    Parameters
+    ----------
+    corrected : bool
+        False (lin-1): predictive variance ``sigma^2 + x~^T A~^-1 x~`` as in the thesis;
+        True: the textbook ``sigma^2 (1 + x~^T A~^-1 x~)``.
+
+    Attributes
+    ----------
+    A_inv_ : ndarray of shape (m + 1, m + 1)
+        The regularised inverse of ``X~^T X~`` (bias last).
+    w_ : ndarray of shape (m + 1,)
+        The weights, bias last.
+    num_fit_ : int
+        Directions kept by the eigenvalue cut-off.
+    sigma2_ : float
+        Noise variance ``SSE / (n - num_fit_)`` (NaN when n <= num_fit_).
+    has_density_ : bool
+        Whether L is served (n > m + 1 and a positive finite noise variance).
+    """
 
     losses = ("S", "A", "L")
 
@@ -37,26 +57,26 @@ class Lin1(Method):
         lam, V = np.linalg.eigh(A)  # A is symmetric PSD: its SVD is its eigendecomposition
         keep = lam > lam.max() / MAX_SV_RATIO
         inv = np.where(keep, 1.0 / np.where(keep, lam, 1.0), 0.0)
-        self.A_inv = (V * inv) @ V.T
-        self.w = self.A_inv @ (Xa.T @ y)
-        self.num_fit = int(keep.sum())
-        resid = Xa @ self.w - y
-        dof = n - self.num_fit
-        self.sigma2 = float(resid @ resid / dof) if dof > 0 else np.nan
+        self.A_inv_ = (V * inv) @ V.T
+        self.w_ = self.A_inv_ @ (Xa.T @ y)
+        self.num_fit_ = int(keep.sum())
+        resid = Xa @ self.w_ - y
+        dof = n - self.num_fit_
+        self.sigma2_ = float(resid @ resid / dof) if dof > 0 else np.nan
         # L only if n > m + 1 (thesis: "too few training examples" otherwise)
-        self.has_density = n > p and np.isfinite(self.sigma2) and self.sigma2 > 0
-        ctx.info.update(num_fit=self.num_fit, sigma2_encoded=self.sigma2)
-        if not self.has_density:
+        self.has_density_ = n > p and np.isfinite(self.sigma2_) and self.sigma2_ > 0
+        ctx.info.update(num_fit=self.num_fit_, sigma2_encoded=self.sigma2_)
+        if not self.has_density_:
             ctx.info["warning"] = (
                 "too few training examples for a predictive distribution (n <= m+1)"
             )
 
     def predict(self, X: np.ndarray) -> Prediction:
         Xa = self._augment(X)
-        mu = Xa @ self.w
+        mu = Xa @ self.w_
         density = None
-        if self.has_density:
-            quad = np.einsum("ij,jk,ik->i", Xa, self.A_inv, Xa)
-            var = self.sigma2 * (1 + quad) if self.corrected else self.sigma2 + quad
+        if self.has_density_:
+            quad = np.einsum("ij,jk,ik->i", Xa, self.A_inv_, Xa)
+            var = self.sigma2_ * (1 + quad) if self.corrected else self.sigma2_ + quad
             density = Gaussian(mu, var)
         return Prediction(mean=mu, median=mu, density=density)
