@@ -107,11 +107,13 @@ class Workspace:
     def status(self, method: str | None = None, tasks: str | Sequence[str] = ()) -> list:
         return status(method, tasks, root=self)
 
-    def plan(self, methods: str | Sequence[str], tasks: str | Sequence[str], **options) -> Plan:
+    def plan(
+        self, methods: str | Sequence[str], tasks: str | Sequence[str] = (), **options
+    ) -> Plan:
         return plan(methods, tasks, root=self, **options)
 
     def run(
-        self, methods: str | Sequence[str], tasks: str | Sequence[str], **options
+        self, methods: str | Sequence[str], tasks: str | Sequence[str] = (), **options
     ) -> RunSummary:
         return run(methods, tasks, root=self, **options)
 
@@ -433,11 +435,12 @@ class Plan:
 
 def plan(
     methods: str | Sequence[str],
-    tasks: str | Sequence[str],
+    tasks: str | Sequence[str] = (),
     *,
     root: Root = None,
+    study: str | None = None,
     instances: Iterable[int] | None = None,
-    budget_mode: str = "cpu",
+    budget_mode: str | None = None,
     time_scale: float | None = None,
     jobs: int = 1,
     force: bool = False,
@@ -446,6 +449,10 @@ def plan(
     memory_limit: int | None = None,
 ) -> Plan:
     """The jobs ``run`` would run and skip, with the time estimate; runs nothing.
+
+    ``study``: run on exactly that study's tasks (``tasks``: only these of them) and
+    instances, with its budget settings (``delve run METHOD --study STUDY``); then
+    ``budget_mode`` and ``time_scale`` must be left unset. Default budget: cpu mode.
 
     A finished result made under other settings (its fingerprint differs,
     docs/provenance.md) is stale and planned again. Unknown methods, tasks or instances,
@@ -458,9 +465,19 @@ def plan(
     ms = _names(methods)
     if not ms:
         raise DelveError("name at least one method, e.g. `delve run lin-1 kin-8nm/std.256`")
-    refs = task_refs(ws, tasks)
+    if study is not None:
+        from .study.beside import study_settings
+
+        if budget_mode is not None or time_scale is not None:
+            raise DelveError(f"study {study} sets the budget mode and time scale; leave them out")
+        s = study_settings(ws, study, ms, _names(tasks))
+        refs, budget_mode, time_scale = s.refs, s.budget_mode, s.time_scale
+        hard_limit = s.hard_limit if hard_limit is None else hard_limit
+    else:
+        refs = task_refs(ws, tasks)
     if not refs:
         raise DelveError("name at least one task, e.g. `delve run lin-1 kin-8nm/std.256`")
+    budget_mode = budget_mode or "cpu"
     ts = DEFAULT_TIME_SCALE if time_scale is None else float(time_scale)
     if budget_mode not in ("cpu", "work"):
         raise DelveError(f"budget mode must be cpu or work, not {budget_mode!r}")
@@ -578,11 +595,12 @@ def _summary(outcomes: list, p: Plan, wall: float) -> RunSummary:
 
 def run(
     methods: str | Sequence[str],
-    tasks: str | Sequence[str],
+    tasks: str | Sequence[str] = (),
     *,
     root: Root = None,
+    study: str | None = None,
     instances: Iterable[int] | None = None,
-    budget_mode: str = "cpu",
+    budget_mode: str | None = None,
     time_scale: float | None = None,
     jobs: int = 1,
     dask: str | None = None,
@@ -592,7 +610,8 @@ def run(
     progress: bool = False,
     memory_limit: int | None = None,
 ) -> RunSummary:
-    """Run ``methods`` on every missing instance of ``tasks`` (``delve run``).
+    """Run ``methods`` on every missing instance of ``tasks`` (``delve run``), or of a
+    ``study``'s tasks with its budget settings (see :func:`plan`).
 
     Failed instances are recorded and reported in the summary (``summary.ok``), not raised.
     """
@@ -600,6 +619,7 @@ def run(
         methods,
         tasks,
         root=root,
+        study=study,
         instances=instances,
         budget_mode=budget_mode,
         time_scale=time_scale,
@@ -721,7 +741,7 @@ def shared_tasks(ws: _Workspace, a: str, b: str) -> list[TaskRef]:
         }
         for m in (a, b)
     ]
-    return task_refs(ws, sorted(complete[0] & complete[1]))
+    return sorted(task_refs(ws, sorted(complete[0] & complete[1])))
 
 
 def comparisons(

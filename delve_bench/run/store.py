@@ -269,10 +269,27 @@ def read_instance(
         raise DelveError(f"{path}: malformed ({msg})") from None
     if list(df.columns) != ["case", *losses]:
         raise DelveError(f"{path}: header must be case,{','.join(losses)}")
+    return instance_result(str(path), int(d.name), df, test_cases, losses, meta)
+
+
+def instance_result(
+    where: str,
+    instance: int,
+    df: pd.DataFrame,
+    test_cases: np.ndarray,
+    losses: tuple[str, ...],
+    meta: dict,
+) -> InstanceResult:
+    """One instance's losses table (columns ``case`` and ``losses``; case numbers as
+    text), checked and put in test-set order. ``where`` names it in errors (a file, or a
+    study's packed file and instance)."""
+    import pandas as pd
+
+    path = Path(where)
     cases = _checked_losses(path, df, losses)
     if len(cases) != len(test_cases) or not np.array_equal(np.sort(cases), np.sort(test_cases)):
         raise DelveError(
-            f"{path}: its cases are not the test set of this instance "
+            f"{where}: its cases are not the test set of this instance "
             "(the task's splits changed? rerun with --force)"
         )
     pos = pd.Series(np.arange(len(cases)), index=cases).loc[test_cases].to_numpy()
@@ -280,7 +297,7 @@ def read_instance(
     for loss in losses:
         col = df[loss].to_numpy(dtype=float)[pos]
         out[loss] = None if np.isnan(col).all() else col
-    return InstanceResult(int(d.name), np.asarray(test_cases), out, meta)
+    return InstanceResult(instance, np.asarray(test_cases), out, meta)
 
 
 #: losses that are never negative (Q is a sum of squares minus terms that cancel: it may
@@ -341,6 +358,35 @@ def _newest(metas: list[dict]) -> dict | None:
     return max(dated, key=when) if dated else None
 
 
+def _recorded(ws: Workspace, method: str, ref: TaskRef, layout) -> list[tuple[int, str, dict]]:
+    """(instance, state, meta) of every instance of the task as recorded: in the
+    workspace's store, or packed by the reference study (:mod:`.sources`)."""
+    from .sources import packed, study_dir_of
+
+    sd = study_dir_of(ws, method)
+    out = []
+    if sd is None:
+        for inst in layout.instances:
+            d = result_dir(ws, method, ref, inst.index)
+            state = instance_state(d)
+            meta = (read_meta(d) or {}) if state in ("ok", "failed") else {}
+            out.append((inst.index, state, meta))
+        return out
+    p = packed(sd, method, ref.dataset, ref.prototask)
+    for inst in layout.instances:
+        key = (ref.size, inst.index)
+        meta = p.metas.get(key)
+        if meta is None:
+            out.append((inst.index, "missing", {}))
+        elif meta.get("status") == "failed":
+            out.append((inst.index, "failed", meta))
+        elif meta.get("status") == "ok" and key in p.losses:
+            out.append((inst.index, "ok", meta))
+        else:  # a meta line saying ok without loss rows: the packed file is damaged
+            out.append((inst.index, "corrupt", meta))
+    return out
+
+
 def task_instances(ws: Workspace, method: str, ref: TaskRef, layout) -> list[InstanceStatus]:
     """Every instance of ``method`` on a task with its state, stale ones marked.
 
@@ -348,10 +394,12 @@ def task_instances(ws: Workspace, method: str, ref: TaskRef, layout) -> list[Ins
     (docs/provenance.md): a complete instance is used only if its fingerprint equals the
     reference -- the method's and task's fields as the current files define them, the
     budget fields of the newest complete instance that matches them. The others are
-    ``stale``: never mixed in, always shown."""
+    ``stale``: never mixed in, always shown. With a reference study, the workspace's own
+    results must have been made on the study's task (:func:`.sources.check_same_task`)."""
     from ..errors import DelveError
     from ..methods.registry import method_spec
     from . import provenance as pv
+    from .sources import check_same_task, study_dir_of
 
     try:
         method_part: dict = pv.method_fields(method_spec(ws, method))
@@ -360,18 +408,18 @@ def task_instances(ws: Workspace, method: str, ref: TaskRef, layout) -> list[Ins
     out: list[InstanceStatus] = []
     complete: list[tuple[int, dict, dict]] = []  # (position, meta, reference without budget)
     shared: dict | None = None  # the prototask's fields, read at the first complete instance
-    for inst in layout.instances:
-        d = result_dir(ws, method, ref, inst.index)
-        state = instance_state(d)
+    for index, state, meta in _recorded(ws, method, ref, layout):
         if state != "ok":
-            meta = read_meta(d) if state == "failed" else None
-            out.append(InstanceStatus(inst.index, state, meta))
+            out.append(InstanceStatus(index, state, meta if state == "failed" else None))
             continue
-        meta = read_meta(d) or {}
         shared = shared or pv.prototask_fields(ws, layout.proto)
-        reference = method_part | pv.task_fields(ws, layout.proto, layout.size, inst.index, shared)
+        reference = method_part | pv.task_fields(ws, layout.proto, layout.size, index, shared)
         complete.append((len(out), meta, reference))
-        out.append(InstanceStatus(inst.index, "ok", meta))
+        out.append(InstanceStatus(index, "ok", meta))
+    if ws.reference is not None and study_dir_of(ws, method) is None:
+        check_same_task(
+            ws, method, ref, {out[i].index: m.get("fingerprint") for i, m, _ in complete}
+        )
     matching = [m for _, m, r in complete if not pv.stale_fields(m.get("fingerprint"), r)]
     newest = _newest(matching)
     budget = {k: newest["fingerprint"].get(k) for k in pv.BUDGET_FIELDS} if newest else {}
@@ -389,15 +437,27 @@ def read_task_results(
 ) -> tuple[list[InstanceResult], dict]:
     """The complete, current instances of ``method`` on a task (:func:`task_instances`),
     and the others by state: ``missing``, ``failed``, ``corrupt``, ``stale``."""
+    from .sources import packed, study_dir_of
+
     results: list[InstanceResult] = []
     states: dict[str, list[int]] = {"missing": [], "failed": [], "corrupt": [], "stale": []}
     tests = {inst.index: inst.test for inst in layout.instances}
+    sd = study_dir_of(ws, method)
+    losses = tuple(layout.proto.losses)
     for st in task_instances(ws, method, ref, layout):
-        if st.state == "ok":
-            d = result_dir(ws, method, ref, st.index)
-            results.append(read_instance(d, tests[st.index], layout.proto.losses))
-        else:
+        if st.state != "ok":
             states[st.state].append(st.index)
+        elif sd is None:
+            d = result_dir(ws, method, ref, st.index)
+            results.append(read_instance(d, tests[st.index], losses))
+        else:
+            # packed columns are S, A, L: the task's losses in that order
+            df = packed(sd, method, ref.dataset, ref.prototask).losses[(ref.size, st.index)]
+            df = df.set_axis(["case", *losses], axis=1).astype({"case": str})
+            where = f"study {ws.reference.name if ws.reference else '?'}: {method} on {ref.full_name} #{st.index}"
+            results.append(
+                instance_result(where, st.index, df, tests[st.index], losses, st.meta or {})
+            )
     return results, states
 
 

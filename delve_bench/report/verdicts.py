@@ -1,0 +1,103 @@
+"""Short forms of paired comparisons: a one-line verdict per comparison and the table of
+``delve compare A B`` over several tasks (one row per task, a summary line); the full
+mstats blocks are :func:`.mstats.format_comparison` (``--detail``).
+
+Every number is standardised (as ``delve compare`` prints it beside the raw value), so
+rows of different tasks compare. Significance marks: ``*`` p < 0.05, ``**`` p < 0.01,
+``***`` p < 0.001; a quasi-F that may only claim ``p < 0.05`` (fewer than 4 instances)
+gets ``*``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from .listing import table
+
+if TYPE_CHECKING:
+    from ..stats.results import ComparisonResult
+
+LEVELS = ((0.001, "***"), (0.01, "**"), (0.05, "*"))
+
+
+def marks(c: ComparisonResult) -> str:
+    """``*``, ``**``, ``***`` or '' for the comparison's p."""
+    if c.p_text.startswith("<"):
+        return "*"
+    if c.p is None:
+        return ""
+    return next((m for level, m in LEVELS if c.p < level), "")
+
+
+def better(c: ComparisonResult) -> str | None:
+    """The method with the lower expected loss (None on a tie)."""
+    if c.difference == 0:
+        return None
+    return c.method_a if c.difference < 0 else c.method_b
+
+
+def p_text(c: ComparisonResult) -> str:
+    if c.p_text.startswith("<"):
+        return c.p_text
+    return "-" if c.p is None else f"{c.p:.2g}"
+
+
+def verdict(c: ComparisonResult) -> str:
+    """One line: who is better on the task, by how much (standardised), and how sure."""
+    st = c.standardized
+    who = better(c)
+    head = (
+        f"{who} better than {c.method_b if who == c.method_a else c.method_a}"
+        if who
+        else f"{c.method_a} and {c.method_b} tie"
+    )
+    sig = "significant" if c.significant else "not significant"
+    return (
+        f"{head} on {c.task} (loss {c.loss}, standardised): A - B = {st['mean']:+.4g} "
+        f"(SE {st['se']:.2g}), p {c.p_text if c.p_text.startswith('<') else '= ' + p_text(c)}"
+        f" {marks(c)}".rstrip()
+        + f", {sig} ({c.test_name}, {c.instances} instances)"
+    )
+
+
+def comparison_table(cs: Sequence[ComparisonResult]) -> str:
+    """One row per task (A, B and A - B standardised, SE, p, the better method, marks),
+    then a summary line counting the tasks each method wins."""
+    a, b = cs[0].method_a, cs[0].method_b
+    rows = [
+        (
+            c.task + ("" if c.loss == "S" else f" ({c.loss})"),
+            str(c.instances),
+            f"{c.standardized['mean_a']:.4f}",
+            f"{c.standardized['mean_b']:.4f}",
+            f"{c.standardized['mean']:+.4f}",
+            f"{c.standardized['se']:.4f}",
+            p_text(c),
+            better(c) or "tie",
+            marks(c),
+        )
+        for c in cs
+    ]
+    head = ("task", "inst", a, b, "A - B", "SE", "p", "better", "")
+    lines = [
+        f"{a} (A) - {b} (B), standardised losses; * p < 0.05, ** p < 0.01, *** p < 0.001",
+        "",
+        table(head, rows, "lrrrrrrll").rstrip("\n"),
+        "",
+        summary_line(cs),
+        "(`--detail` prints each task's full mstats block)",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def summary_line(cs: Sequence[ComparisonResult]) -> str:
+    """``A better on 5 of 8 tasks (3 significant), B on 3 (1 significant)``."""
+    a, b = cs[0].method_a, cs[0].method_b
+    wins = {m: [c for c in cs if better(c) == m] for m in (a, b)}
+    sig = {m: sum(c.significant for c in w) for m, w in wins.items()}
+    ties = len(cs) - len(wins[a]) - len(wins[b])
+    return (
+        f"{a} better on {len(wins[a])} of {len(cs)} tasks ({sig[a]} significant at 0.05), "
+        f"{b} on {len(wins[b])} ({sig[b]} significant)" + (f", {ties} ties" if ties else "")
+    )
