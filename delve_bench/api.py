@@ -7,6 +7,8 @@ notebooks (docs/api.md). The command is a thin layer over these functions.
 
     ws = Workspace("~/study")                     # or root=... on every function
     ws.run(["lin-1", "knn-cv-1"], "kin-8nm/std.64", budget_mode="work")
+    ws.run("hgb-1", study="thesis")               # a study's tasks and budget settings
+    ws.with_study("thesis").report(methods=["hgb-1", "gp-mc-1", "lin-1"], plot=True)
     df = ws.losses("lin-1", "kin-8nm/std.64")     # per-case S, A, L: 4096 rows
     ws.results()                                  # expected losses and SEs, every method x task
     c = ws.compare("knn-cv-1", "lin-1", "kin-8nm/std.64")
@@ -70,9 +72,10 @@ class Workspace:
     """A workspace (``datasets/``, ``tasks/``, ``methods/``, ``results/``) with the API
     as methods: ``Workspace(path).losses(...)`` is ``losses(..., root=path)``.
 
-    ``root``: a directory (default: ``DELVE_ROOT`` or the current directory)."""
+    ``root``: a directory (default: ``DELVE_ROOT`` or the current directory); ``~`` is
+    the home directory and the path is made absolute."""
 
-    def __init__(self, root: str | os.PathLike[str] | None = None):
+    def __init__(self, root: str | os.PathLike[str] | _Workspace | None = None):
         self.core = _Workspace.from_env(root)
 
     @property
@@ -83,8 +86,16 @@ class Workspace:
     def results_dir(self) -> Path:
         return self.core.results
 
+    def with_study(self, name: str) -> Workspace:
+        """This workspace reading study ``name``'s committed results beside its own (the
+        ``--with STUDY`` of the analysis commands): its methods and yours, paired."""
+        from .study.beside import with_study
+
+        return Workspace(with_study(self.core, name))
+
     def __repr__(self) -> str:
-        return f"Workspace({str(self.root)!r})"
+        ref = self.core.reference
+        return f"Workspace({str(self.root)!r}" + (f", with study {ref.name!r})" if ref else ")")
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Workspace) and other.core == self.core
@@ -419,6 +430,16 @@ class Plan:
     stale: dict[Job, list[str]] = field(default_factory=dict)
     options: RunOptions | None = None  # how the jobs run (budget, limits, force)
 
+    def __repr__(self) -> str:
+        from .report.listing import format_plan
+
+        return format_plan(self).rstrip("\n")
+
+    def _repr_html_(self) -> str:
+        from .report.notebook import plan_html
+
+        return plan_html(self)
+
     def to_dict(self) -> dict:
         return {
             "methods": self.methods,
@@ -525,6 +546,16 @@ class RunSummary:
     @property
     def ok(self) -> bool:
         return not (self.failed or self.interrupted)
+
+    def __repr__(self) -> str:
+        from .report.listing import format_run_summary
+
+        return "RunSummary: " + format_run_summary(self).rstrip("\n")
+
+    def _repr_html_(self) -> str:
+        from .report.notebook import run_summary_html
+
+        return run_summary_html(self)
 
     def to_dict(self) -> dict:
         d = {k: v for k, v in dataclasses.asdict(self).items() if k != "plan"}
@@ -850,7 +881,8 @@ def report(
     root: Root = None,
 ) -> ReportFiles:
     """``delve report``: tables (md, csv, tex), DELVE diagrams (``plot``) and index.html
-    for the prototasks or tasks ``names`` (default: every task with results); ``losses``
+    for the prototasks or tasks ``names`` (default: every task with results), returned
+    with absolute paths (in a notebook: links and the plots inline); ``losses``
     None: S, and Z on classification tasks. ``correction`` (holm, bh), ``posthoc``
     (nemenyi, holm) and ``unit`` (prototask, task) set the rankings' tests."""
     from .report import write_report
@@ -866,4 +898,4 @@ def report(
         correction=correction,
         posthoc=posthoc,
         unit=unit,
-    )
+    ).absolute()

@@ -66,6 +66,21 @@ class Estimate:
         """True when every job has an estimate."""
         return self.unknown_jobs == 0
 
+    @property
+    def text(self) -> str:
+        """The estimate in words: ``about 51 min CPU, 51 min wall on 1 worker (...)``."""
+        from ..report.notebook import estimate_text
+
+        return estimate_text(self)
+
+    def __repr__(self) -> str:
+        return f"Estimate: {self.text}"
+
+    def _repr_html_(self) -> str:
+        from ..report.notebook import estimate_html
+
+        return estimate_html(self)
+
 
 @dataclass(frozen=True)
 class _Record:

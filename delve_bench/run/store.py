@@ -375,15 +375,15 @@ def _recorded(ws: Workspace, method: str, ref: TaskRef, layout) -> list[tuple[in
     p = packed(sd, method, ref.dataset, ref.prototask)
     for inst in layout.instances:
         key = (ref.size, inst.index)
-        meta = p.metas.get(key)
-        if meta is None:
+        rec = p.metas.get(key)
+        if rec is None:
             out.append((inst.index, "missing", {}))
-        elif meta.get("status") == "failed":
-            out.append((inst.index, "failed", meta))
-        elif meta.get("status") == "ok" and key in p.losses:
-            out.append((inst.index, "ok", meta))
+        elif rec.get("status") == "failed":
+            out.append((inst.index, "failed", rec))
+        elif rec.get("status") == "ok" and key in p.losses:
+            out.append((inst.index, "ok", rec))
         else:  # a meta line saying ok without loss rows: the packed file is damaged
-            out.append((inst.index, "corrupt", meta))
+            out.append((inst.index, "corrupt", rec))
     return out
 
 

@@ -59,6 +59,18 @@ class StatsResult(_TaskFacts):
     standardization: dict  # {scale, shift}
     budget: dict | None = None  # {mode, time_scale} the used instances were made with
 
+    def __repr__(self) -> str:
+        from ..report.notebook import stats_line
+
+        return f"StatsResult: {stats_line(self)}"
+
+    def _repr_html_(self) -> str:
+        import html
+
+        from ..report.notebook import stats_line
+
+        return f"<p>{html.escape(stats_line(self))}</p>"
+
 
 @dataclass(frozen=True, kw_only=True)
 class ComparisonResult(_TaskFacts):
@@ -102,6 +114,21 @@ class ComparisonResult(_TaskFacts):
     instances_unpaired: dict | None = None  # method -> its instances the other lacks
     budget_a: dict | None = None  # {mode, time_scale} of each method's instances
     budget_b: dict | None = None
+
+    @property
+    def verdict(self) -> str:
+        """One line: which method is better, by how much (standardised), and the test."""
+        from ..report.verdicts import verdict
+
+        return verdict(self)
+
+    def __repr__(self) -> str:
+        return f"ComparisonResult: {self.verdict}"
+
+    def _repr_html_(self) -> str:
+        from ..report.notebook import comparison_html
+
+        return comparison_html(self)
 
     @property
     def significant(self) -> bool:
