@@ -783,8 +783,12 @@ def comparisons(
     *,
     bayes: bool = False,
     root: Root = None,
+    skipped: list[str] | None = None,
 ) -> list[ComparisonResult]:
-    """:func:`compare` on each task (default: every task where both have all instances)."""
+    """:func:`compare` on each task (default: every task where both have all instances).
+
+    ``skipped``: a list to receive one line per named task that cannot be compared (e.g.
+    one method has no results there), instead of raising, as long as one task can."""
     from .methods.registry import method_spec
     from .stats.summary import task_comparison
 
@@ -794,7 +798,18 @@ def comparisons(
     refs = task_refs(ws, tasks) if tasks else shared_tasks(ws, a, b)
     if not refs:
         raise DelveError(f"{a} and {b} have no task with complete results in common")
-    return [task_comparison(ws, a, b, r, _loss(loss), bayes) for r in refs]
+    if skipped is None or len(refs) == 1:
+        return [task_comparison(ws, a, b, r, _loss(loss), bayes) for r in refs]
+    out, errors = [], []
+    for r in refs:
+        try:
+            out.append(task_comparison(ws, a, b, r, _loss(loss), bayes))
+        except DelveError as e:
+            errors.append(e)
+    if not out:
+        raise errors[0]
+    skipped += [str(e) for e in errors]
+    return out
 
 
 RESULT_COLUMNS = [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import click
 
@@ -111,9 +112,18 @@ def compare(
     from ..stats.advice import compare_hint
 
     ws = _ws(ctx)
+    skipped: list[str] = []
     results = api.comparisons(
-        method_a, method_b, list(task_names) or None, loss, bayes=bayes or plot, root=ws
+        method_a,
+        method_b,
+        list(task_names) or None,
+        loss,
+        bayes=bayes or plot,
+        root=ws,
+        skipped=skipped,
     )
+    for why in skipped:
+        click.echo(f"skipped: {why}", err=True)
     if plot:
         results = [
             dataclasses.replace(
@@ -212,4 +222,9 @@ def report(
     )
     for w in res.warnings:
         click.echo(f"warning: {w}", err=True)
-    click.echo(f"{len(res.tables)} tables, {len(res.plots)} plots; open {res.out / res.index}")
+    index = Path(res.out) / res.index
+    try:  # as the user would type it: relative to the current directory when inside it
+        index = index.relative_to(Path.cwd())
+    except ValueError:
+        pass
+    click.echo(f"{len(res.tables)} tables, {len(res.plots)} plots; open {index}")

@@ -136,8 +136,12 @@ def is_study(ws: Workspace, name: str) -> bool:
 def next_command(ws: Workspace, method: str, ref: TaskRef) -> str:
     """What to do when ``method`` has no results on ``ref``: the command that makes them,
     or the ``--with STUDY`` that reads a study's committed ones."""
-    from ..run.sources import study_task_fields
+    from ..run.sources import study_dir_of, study_task_fields
 
+    if study_dir_of(ws, method) is not None and ws.reference is not None:
+        return (
+            f"study {ws.reference.name} has none there (`delve study status {ws.reference.name}`)"
+        )
     run = f"`delve run {method} {ref.full_name}`"
     if ws.reference is not None and study_task_fields(ws.reference.dir, ref):
         run = f"`delve run {method} --study {ws.reference.name} --tasks {ref.full_name}`"

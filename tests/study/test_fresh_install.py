@@ -113,7 +113,7 @@ def test_a_new_method_beside_a_study_after_a_plain_pip_install(tmp_path):
         "report", "--with", STUDY, "--methods", ",".join(("hgb-1", *METHODS)), "--plot",
         "--out", "beside",
     )  # fmt: skip
-    assert "open beside/index.html" in r.stdout
+    assert r.stdout.endswith("open beside/index.html\n"), r.stdout
     # only the new method ran: the study's methods were read from the installed package
     assert sorted(p.name for p in (work / "results").iterdir()) == ["hgb-1"]
     summary = (work / "beside" / "tables" / "summary-S.md").read_text()
