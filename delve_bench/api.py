@@ -797,7 +797,13 @@ def comparisons(
     method_spec(ws, b)
     refs = task_refs(ws, tasks) if tasks else shared_tasks(ws, a, b)
     if not refs:
-        raise DelveError(f"{a} and {b} have no task with complete results in common")
+        hint = (
+            "name the tasks to see what is missing"
+            if ws.reference
+            else "name the tasks to see what is missing, or add --with STUDY to read a "
+            "study's committed results (`delve study status NAME` lists them)"
+        )
+        raise DelveError(f"{a} and {b} have no task with complete results in common; {hint}")
     if skipped is None or len(refs) == 1:
         return [task_comparison(ws, a, b, r, _loss(loss), bayes) for r in refs]
     out, errors = [], []
