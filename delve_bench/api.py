@@ -431,7 +431,7 @@ class Plan:
     options: RunOptions | None = None  # how the jobs run (budget, limits, force)
 
     def __repr__(self) -> str:
-        from .report.listing import format_plan
+        from .report.plaintext import format_plan
 
         return format_plan(self).rstrip("\n")
 
@@ -548,7 +548,7 @@ class RunSummary:
         return not (self.failed or self.interrupted)
 
     def __repr__(self) -> str:
-        from .report.listing import format_run_summary
+        from .report.plaintext import format_run_summary
 
         return "RunSummary: " + format_run_summary(self).rstrip("\n")
 

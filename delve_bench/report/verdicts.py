@@ -1,64 +1,19 @@
-"""Short forms of paired comparisons: a one-line verdict per comparison and the table of
-``delve compare A B`` over several tasks (one row per task, a summary line); the full
-mstats blocks are :func:`.mstats.format_comparison` (``--detail``).
-
-Every number is standardised (as ``delve compare`` prints it beside the raw value), so
-rows of different tasks compare. Significance marks: ``*`` p < 0.05, ``**`` p < 0.01,
-``***`` p < 0.001; a quasi-F that may only claim ``p < 0.05`` (fewer than 4 instances)
-gets ``*``.
-"""
+"""The table of ``delve compare A B`` over several tasks: one row per task (the
+one-line forms of :mod:`delve_bench.stats.results`), then a summary line; the full mstats
+blocks are :func:`.mstats.format_comparison` (``--detail``). Every number is standardised
+(as ``delve compare`` prints it beside the raw value), so rows of different tasks
+compare."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .listing import table
+from ..stats.results import better, marks, p_text
+from .plaintext import table
 
 if TYPE_CHECKING:
     from ..stats.results import ComparisonResult
-
-LEVELS = ((0.001, "***"), (0.01, "**"), (0.05, "*"))
-
-
-def marks(c: ComparisonResult) -> str:
-    """``*``, ``**``, ``***`` or '' for the comparison's p."""
-    if c.p_text.startswith("<"):
-        return "*"
-    if c.p is None:
-        return ""
-    return next((m for level, m in LEVELS if c.p < level), "")
-
-
-def better(c: ComparisonResult) -> str | None:
-    """The method with the lower expected loss (None on a tie)."""
-    if c.difference == 0:
-        return None
-    return c.method_a if c.difference < 0 else c.method_b
-
-
-def p_text(c: ComparisonResult) -> str:
-    if c.p_text.startswith("<"):
-        return c.p_text
-    return "-" if c.p is None else f"{c.p:.2g}"
-
-
-def verdict(c: ComparisonResult) -> str:
-    """One line: who is better on the task, by how much (standardised), and how sure."""
-    st = c.standardized
-    who = better(c)
-    head = (
-        f"{who} better than {c.method_b if who == c.method_a else c.method_a}"
-        if who
-        else f"{c.method_a} and {c.method_b} tie"
-    )
-    sig = "significant" if c.significant else "not significant"
-    return (
-        f"{head} on {c.task} (loss {c.loss}, standardised): A - B = {st['mean']:+.4g} "
-        f"(SE {st['se']:.2g}), p {c.p_text if c.p_text.startswith('<') else '= ' + p_text(c)}"
-        f" {marks(c)}".rstrip()
-        + f", {sig} ({c.test_name}, {c.instances} instances)"
-    )
 
 
 def comparison_table(cs: Sequence[ComparisonResult]) -> str:

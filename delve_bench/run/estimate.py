@@ -68,18 +68,28 @@ class Estimate:
 
     @property
     def text(self) -> str:
-        """The estimate in words: ``about 51 min CPU, 51 min wall on 1 worker (...)``."""
-        from ..report.notebook import estimate_text
-
-        return estimate_text(self)
+        """The estimate in words: ``about 51 min CPU, 26 min wall on 2 workers (cpu budget
+        mode, time scale 0.05)``."""
+        scale = f", time scale {self.time_scale:g}" if self.mode == "cpu" else ""
+        more = f"; {self.unknown_jobs} jobs without an estimate" if self.unknown_jobs else ""
+        return (
+            f"about {duration(self.cpu_seconds)} CPU, {duration(self.wall_seconds)} wall on "
+            f"{self.workers} worker{'s' if self.workers != 1 else ''} "
+            f"({self.mode} budget mode{scale}){more}"
+        )
 
     def __repr__(self) -> str:
         return f"Estimate: {self.text}"
 
     def _repr_html_(self) -> str:
-        from ..report.notebook import estimate_html
+        from .._html import html_table, paragraph
 
-        return estimate_html(self)
+        rows = [
+            (m.method, m.jobs, duration(m.cpu_seconds), duration(m.wall_seconds), m.basis)
+            for m in self.methods
+        ]
+        head = ("method", "jobs", "CPU", "wall", "from")
+        return paragraph(f"Estimate: {self.text}") + html_table(head, rows)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ the analyses (stats, compare, report, power, check) see two sources, one per met
   also of a method the study has: they are yours to compare);
 * any other method the study packed is read, read only, from the study's
   ``losses/<method>/<dataset>-<prototask>.parquet`` and ``meta/...jsonl.xz``
-  (:mod:`delve_bench.study.pack`): no unpacking, no copy.
+  (:mod:`.packed`): no unpacking, no copy.
 
 Instances of both are then paired on task, instance and test case exactly as two methods
 of one store are (:func:`delve_bench.stats.summary.paired_instances`). A result of the
@@ -29,7 +29,7 @@ from ..tasks.names import TaskRef
 from ..workspace import Workspace
 
 if TYPE_CHECKING:
-    from ..study.pack import Packed
+    from .packed import Packed
 
 #: the fingerprint fields that say which task a result was made on, and what they mean
 TASK_FIELDS = {
@@ -63,14 +63,14 @@ def _stamp(path: Path) -> int:
 
 @lru_cache(maxsize=64)
 def _packed(study_dir: Path, method: str, dataset: str, prototask: str, stamps) -> Packed:
-    from ..study.pack import read_packed
+    from .packed import read_packed
 
     return read_packed(study_dir, method, dataset, prototask)
 
 
 def packed(study_dir: Path, method: str, dataset: str, prototask: str) -> Packed:
     """The packed results of ``method`` on a prototask (read once per file version)."""
-    from ..study.pack import packed_paths
+    from .packed import packed_paths
 
     stamps = tuple(_stamp(p) for p in packed_paths(study_dir, method, dataset, prototask))
     return _packed(study_dir, method, dataset, prototask, stamps)
@@ -85,7 +85,7 @@ def _task_ref(name: str) -> TaskRef | None:
 
 @lru_cache(maxsize=256)
 def _packed_tasks(path: Path, stamp: int) -> tuple[TaskRef, ...]:
-    from ..study.pack import _meta_lines
+    from .packed import _meta_lines
 
     refs = {_task_ref(m["task"]) for m in _meta_lines(path)}
     return tuple(sorted(r for r in refs if r is not None))
@@ -101,7 +101,7 @@ def study_tasks(study_dir: Path, method: str) -> list[TaskRef]:
 
 def study_methods(study_dir: Path) -> list[str]:
     """The methods (and snapshots) a study packed results of."""
-    from ..study.pack import packed_methods
+    from .packed import packed_methods
 
     return packed_methods(study_dir)
 
