@@ -49,6 +49,7 @@ def tiny(tmp_path_factory) -> Workspace:
     return ws
 
 
+@pytest.mark.slow  # the study and the user run made by the tiny fixture
 def test_run_study_takes_the_study_tasks_and_default_budget(tiny):
     p = api.plan("knn-cv-1", study="tiny", root=tiny, force=True)
     assert p.tasks == [TASK, "hwang-g1/noisy/std.128"] and p.budget_mode == "work"
@@ -61,6 +62,7 @@ def test_run_study_takes_the_study_tasks_and_default_budget(tiny):
         api.plan("knn-cv-1", study="tiny", root=tiny, budget_mode="cpu")
 
 
+@pytest.mark.slow  # the study and the user run made by the tiny fixture
 def test_with_reads_the_packed_results_in_place_and_pairs_them(tiny, tmp_path):
     """--with gives exactly the numbers of the same results unpacked into one store."""
     both = api.Workspace(tiny.root).with_study("tiny")
@@ -80,12 +82,14 @@ def test_with_reads_the_packed_results_in_place_and_pairs_them(tiny, tmp_path):
     ]
 
 
+@pytest.mark.slow  # the study and the user run made by the tiny fixture
 def test_without_with_the_missing_study_method_names_the_next_command(tiny):
     with pytest.raises(DelveError) as e:
         api.compare("knn-cv-1", "lin-1", TASK, root=tiny)
     assert "add `--with tiny` to read the study's, or run `delve run lin-1" in str(e.value)
 
 
+@pytest.mark.slow  # the study and the user run made by the tiny fixture
 def test_a_user_result_made_on_another_task_is_refused_naming_the_field(tiny, tmp_path):
     mine = tmp_path / "ws"
     shutil.copytree(tiny.root, mine)
@@ -102,6 +106,7 @@ def test_a_user_result_made_on_another_task_is_refused_naming_the_field(tiny, tm
     assert "task.index: 0123456789abcdef here" in msg
 
 
+@pytest.mark.slow  # the study and the user run made by the tiny fixture
 def test_report_with_the_study_puts_the_users_method_among_the_reference(tiny, tmp_path):
     files = (
         api.Workspace(tiny.root)
@@ -117,6 +122,7 @@ def test_report_with_the_study_puts_the_users_method_among_the_reference(tiny, t
     assert "data:image/png;base64," in html and str(files.index) in html
 
 
+@pytest.mark.slow  # the study and the user run made by the tiny fixture
 def test_check_with_the_study_as_baseline(tiny, delve):
     r = delve("check", "--with", "tiny", root=tiny.root)
     assert "no results here of a method of study tiny" in r.stderr
@@ -124,6 +130,7 @@ def test_check_with_the_study_as_baseline(tiny, delve):
     one_line_error(r, "give a BASELINE_ROOT or --with STUDY")
 
 
+@pytest.mark.slow  # the study and the user run made by the tiny fixture
 def test_compare_over_several_tasks_is_one_row_per_task(tiny, delve):
     r = delve("compare", "knn-cv-1", "lin-1", "--with", "tiny", root=tiny.root, check=True)
     lines = r.stdout.splitlines()
@@ -171,6 +178,7 @@ def test_every_study_with_committed_results_ships_in_the_wheel():
     assert not [k for k in inc if k.endswith(("runs", "report"))]
 
 
+@pytest.mark.slow  # the study and the user run made by the tiny fixture
 def test_the_comparison_verdict_is_one_line(tiny):
     c = api.Workspace(tiny.root).with_study("tiny").compare("knn-cv-1", "lin-1", TASK)
     v = repr(c)
