@@ -149,7 +149,14 @@ def compare(
             return "\n".join(map(fmt, rs))
         from ..report.verdicts import comparison_table
 
-        return comparison_table(rs)
+        low = [c.task for c in rs if compare_hint(c.to_dict())]
+        note = (
+            f"low power: not significant with under 50 % power at the observed difference on "
+            f"{', '.join(low)} (`delve power {method_a} {method_b} TASK`)\n"
+            if low
+            else ""
+        )
+        return comparison_table(rs) + note
 
     emit("comparison", results, output, text)
 
