@@ -7,6 +7,8 @@ notebooks (docs/api.md). The command is a thin layer over these functions.
 
     ws = Workspace("~/study")                     # or root=... on every function
     ws.run(["lin-1", "knn-cv-1"], "kin-8nm/std.64", budget_mode="work")
+    ws.run("hgb-1", study="thesis")               # a study's tasks and budget settings
+    ws.with_study("thesis").report(methods=["hgb-1", "gp-mc-1", "lin-1"], plot=True)
     df = ws.losses("lin-1", "kin-8nm/std.64")     # per-case S, A, L: 4096 rows
     ws.results()                                  # expected losses and SEs, every method x task
     c = ws.compare("knn-cv-1", "lin-1", "kin-8nm/std.64")
@@ -70,9 +72,10 @@ class Workspace:
     """A workspace (``datasets/``, ``tasks/``, ``methods/``, ``results/``) with the API
     as methods: ``Workspace(path).losses(...)`` is ``losses(..., root=path)``.
 
-    ``root``: a directory (default: ``DELVE_ROOT`` or the current directory)."""
+    ``root``: a directory (default: ``DELVE_ROOT`` or the current directory); ``~`` is
+    the home directory and the path is made absolute."""
 
-    def __init__(self, root: str | os.PathLike[str] | None = None):
+    def __init__(self, root: str | os.PathLike[str] | _Workspace | None = None):
         self.core = _Workspace.from_env(root)
 
     @property
@@ -83,8 +86,16 @@ class Workspace:
     def results_dir(self) -> Path:
         return self.core.results
 
+    def with_study(self, name: str) -> Workspace:
+        """This workspace reading study ``name``'s committed results beside its own (the
+        ``--with STUDY`` of the analysis commands): its methods and yours, paired."""
+        from .study.beside import with_study
+
+        return Workspace(with_study(self.core, name))
+
     def __repr__(self) -> str:
-        return f"Workspace({str(self.root)!r})"
+        ref = self.core.reference
+        return f"Workspace({str(self.root)!r}" + (f", with study {ref.name!r})" if ref else ")")
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Workspace) and other.core == self.core
@@ -107,11 +118,13 @@ class Workspace:
     def status(self, method: str | None = None, tasks: str | Sequence[str] = ()) -> list:
         return status(method, tasks, root=self)
 
-    def plan(self, methods: str | Sequence[str], tasks: str | Sequence[str], **options) -> Plan:
+    def plan(
+        self, methods: str | Sequence[str], tasks: str | Sequence[str] = (), **options
+    ) -> Plan:
         return plan(methods, tasks, root=self, **options)
 
     def run(
-        self, methods: str | Sequence[str], tasks: str | Sequence[str], **options
+        self, methods: str | Sequence[str], tasks: str | Sequence[str] = (), **options
     ) -> RunSummary:
         return run(methods, tasks, root=self, **options)
 
@@ -421,6 +434,16 @@ class Plan:
     stale: dict[Job, list[str]] = field(default_factory=dict)
     options: RunOptions | None = None  # how the jobs run (budget, limits, force)
 
+    def __repr__(self) -> str:
+        from .report.plaintext import format_plan
+
+        return format_plan(self).rstrip("\n")
+
+    def _repr_html_(self) -> str:
+        from .report.notebook import plan_html
+
+        return plan_html(self)
+
     def to_dict(self) -> dict:
         return {
             "methods": self.methods,
@@ -437,11 +460,12 @@ class Plan:
 
 def plan(
     methods: str | Sequence[str],
-    tasks: str | Sequence[str],
+    tasks: str | Sequence[str] = (),
     *,
     root: Root = None,
+    study: str | None = None,
     instances: Iterable[int] | None = None,
-    budget_mode: str = "cpu",
+    budget_mode: str | None = None,
     time_scale: float | None = None,
     jobs: int = 1,
     force: bool = False,
@@ -451,6 +475,10 @@ def plan(
     blas_threads: int = 1,
 ) -> Plan:
     """The jobs ``run`` would run and skip, with the time estimate; runs nothing.
+
+    ``study``: run on exactly that study's tasks (``tasks``: only these of them) and
+    instances, with its budget settings (``delve run METHOD --study STUDY``); then
+    ``budget_mode`` and ``time_scale`` must be left unset. Default budget: cpu mode.
 
     A finished result made under other settings (its fingerprint differs,
     docs/provenance.md) is stale and planned again. Unknown methods, tasks or instances,
@@ -464,9 +492,19 @@ def plan(
     ms = _names(methods)
     if not ms:
         raise DelveError("name at least one method, e.g. `delve run lin-1 kin-8nm/std.256`")
-    refs = task_refs(ws, tasks)
+    if study is not None:
+        from .study.beside import study_settings
+
+        if budget_mode is not None or time_scale is not None:
+            raise DelveError(f"study {study} sets the budget mode and time scale; leave them out")
+        s = study_settings(ws, study, ms, _names(tasks))
+        refs, budget_mode, time_scale = s.refs, s.budget_mode, s.time_scale
+        hard_limit = s.hard_limit if hard_limit is None else hard_limit
+    else:
+        refs = task_refs(ws, tasks)
     if not refs:
         raise DelveError("name at least one task, e.g. `delve run lin-1 kin-8nm/std.256`")
+    budget_mode = budget_mode or "cpu"
     ts = DEFAULT_TIME_SCALE if time_scale is None else float(time_scale)
     if budget_mode not in ("cpu", "work"):
         raise DelveError(f"budget mode must be cpu or work, not {budget_mode!r}")
@@ -517,6 +555,16 @@ class RunSummary:
     @property
     def ok(self) -> bool:
         return not (self.failed or self.interrupted)
+
+    def __repr__(self) -> str:
+        from .report.plaintext import format_run_summary
+
+        return "RunSummary: " + format_run_summary(self).rstrip("\n")
+
+    def _repr_html_(self) -> str:
+        from .report.notebook import run_summary_html
+
+        return run_summary_html(self)
 
     def to_dict(self) -> dict:
         d = {k: v for k, v in dataclasses.asdict(self).items() if k != "plan"}
@@ -587,11 +635,12 @@ def _summary(outcomes: list, p: Plan, wall: float) -> RunSummary:
 
 def run(
     methods: str | Sequence[str],
-    tasks: str | Sequence[str],
+    tasks: str | Sequence[str] = (),
     *,
     root: Root = None,
+    study: str | None = None,
     instances: Iterable[int] | None = None,
-    budget_mode: str = "cpu",
+    budget_mode: str | None = None,
     time_scale: float | None = None,
     jobs: int = 1,
     dask: str | None = None,
@@ -602,7 +651,8 @@ def run(
     memory_limit: int | None = None,
     blas_threads: int = 1,
 ) -> RunSummary:
-    """Run ``methods`` on every missing instance of ``tasks`` (``delve run``).
+    """Run ``methods`` on every missing instance of ``tasks`` (``delve run``), or of a
+    ``study``'s tasks with its budget settings (see :func:`plan`).
 
     Failed instances are recorded and reported in the summary (``summary.ok``), not raised.
     Each job runs with ``blas_threads`` BLAS and OpenMP threads (default one).
@@ -611,6 +661,7 @@ def run(
         methods,
         tasks,
         root=root,
+        study=study,
         instances=instances,
         budget_mode=budget_mode,
         time_scale=time_scale,
@@ -733,7 +784,7 @@ def shared_tasks(ws: _Workspace, a: str, b: str) -> list[TaskRef]:
         }
         for m in (a, b)
     ]
-    return task_refs(ws, sorted(complete[0] & complete[1]))
+    return sorted(task_refs(ws, sorted(complete[0] & complete[1])))
 
 
 def comparisons(
@@ -744,8 +795,12 @@ def comparisons(
     *,
     bayes: bool = False,
     root: Root = None,
+    skipped: list[str] | None = None,
 ) -> list[ComparisonResult]:
-    """:func:`compare` on each task (default: every task where both have all instances)."""
+    """:func:`compare` on each task (default: every task where both have all instances).
+
+    ``skipped``: a list to receive one line per named task that cannot be compared (e.g.
+    one method has no results there), instead of raising, as long as one task can."""
     from .methods.registry import method_spec
     from .stats.summary import task_comparison
 
@@ -754,8 +809,25 @@ def comparisons(
     method_spec(ws, b)
     refs = task_refs(ws, tasks) if tasks else shared_tasks(ws, a, b)
     if not refs:
-        raise DelveError(f"{a} and {b} have no task with complete results in common")
-    return [task_comparison(ws, a, b, r, _loss(loss), bayes) for r in refs]
+        hint = (
+            "name the tasks to see what is missing"
+            if ws.reference
+            else "name the tasks to see what is missing, or add --with STUDY to read a "
+            "study's committed results (`delve study status NAME` lists them)"
+        )
+        raise DelveError(f"{a} and {b} have no task with complete results in common; {hint}")
+    if skipped is None or len(refs) == 1:
+        return [task_comparison(ws, a, b, r, _loss(loss), bayes) for r in refs]
+    out, errors = [], []
+    for r in refs:
+        try:
+            out.append(task_comparison(ws, a, b, r, _loss(loss), bayes))
+        except DelveError as e:
+            errors.append(e)
+    if not out:
+        raise errors[0]
+    skipped += [str(e) for e in errors]
+    return out
 
 
 RESULT_COLUMNS = [
@@ -842,7 +914,8 @@ def report(
     root: Root = None,
 ) -> ReportFiles:
     """``delve report``: tables (md, csv, tex), DELVE diagrams (``plot``) and index.html
-    for the prototasks or tasks ``names`` (default: every task with results); ``losses``
+    for the prototasks or tasks ``names`` (default: every task with results), returned
+    with absolute paths (in a notebook: links and the plots inline); ``losses``
     None: S, and Z on classification tasks. ``correction`` (holm, bh), ``posthoc``
     (nemenyi, holm) and ``unit`` (prototask, task) set the rankings' tests."""
     from .report import write_report
@@ -858,4 +931,4 @@ def report(
         correction=correction,
         posthoc=posthoc,
         unit=unit,
-    )
+    ).absolute()

@@ -30,15 +30,27 @@ def builtin_root() -> Path:
 
 
 @dataclass(frozen=True)
+class Reference:
+    """A study's committed results read beside the workspace's own (``--with STUDY``):
+    ``name`` is the study, ``dir`` its folder holding ``losses/`` and ``meta/``
+    (:mod:`delve_bench.study.pack`). Read only: nothing is ever written there."""
+
+    name: str
+    dir: Path
+
+
+@dataclass(frozen=True)
 class Workspace:
     """A DELVE workspace rooted at ``root`` (``--root`` / ``DELVE_ROOT`` / cwd).
 
     ``results_dir`` (``--results`` / ``DELVE_RESULTS``) puts the result store somewhere
     other than ``root/results``, e.g. a study's own ``results/<study>/``; specs still come
-    from ``root``."""
+    from ``root``. ``reference``: a study whose committed results the analyses read as a
+    second source (:mod:`delve_bench.run.sources`)."""
 
     root: Path
     results_dir: Path | None = None
+    reference: Reference | None = None
 
     def __post_init__(self) -> None:
         # accept str and "~"; every path below is built from an absolute root
@@ -50,13 +62,18 @@ class Workspace:
     ) -> Workspace:
         if isinstance(root, Workspace):  # already resolved (e.g. handed to a worker)
             return root
-        root = Path(root or os.environ.get("DELVE_ROOT") or os.getcwd()).resolve()
+        # "~" is the user's home, never a folder named "~" in the current directory
+        root = Path(root or os.environ.get("DELVE_ROOT") or os.getcwd()).expanduser().resolve()
         results = results or os.environ.get("DELVE_RESULTS")
-        return cls(root, (root / results).resolve() if results else None)
+        return cls(root, (root / Path(results).expanduser()).resolve() if results else None)
 
     def with_results(self, results: str | os.PathLike) -> Workspace:
         """The same specs with the result store at ``results`` (relative to the root)."""
         return Workspace(self.root, (self.root / results).resolve())
+
+    def with_reference(self, reference: Reference | None) -> Workspace:
+        """The same workspace reading ``reference``'s committed results beside its own."""
+        return Workspace(self.root, self.results_dir, reference)
 
     def spec_dirs(self, kind: str) -> list[Path]:
         """Directories searched for ``kind`` specs (datasets, tasks, methods), in order."""

@@ -101,6 +101,32 @@ def _ws(ctx: click.Context) -> Workspace:
     return ctx.obj["ws"]
 
 
+WITH_HELP = (
+    "Also read the committed results of study STUDY (read only, no unpacking): its "
+    "methods beside yours, paired on task, instance and case."
+)
+
+
+def _set_with(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    if value:
+        from ..study.beside import with_study
+
+        obj = ctx.ensure_object(dict)
+        obj["ws"] = with_study(obj["ws"], value)
+
+
+#: ``--with STUDY`` of the analysis commands: the study's committed results as a second,
+#: read-only source (:mod:`delve_bench.run.sources`)
+with_option = click.option(
+    "--with",
+    "with_study",
+    metavar="STUDY",
+    expose_value=False,
+    callback=_set_with,
+    help=WITH_HELP,
+)
+
+
 ROOT_HELP = "Workspace with datasets/, tasks/, methods/, results/ (default: current directory)."
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import click
 
@@ -18,6 +19,7 @@ from ._group import (
     examples,
     json_output,
     loss_option,
+    with_option,
 )
 
 
@@ -33,6 +35,7 @@ from ._group import (
     "task_names", nargs=-1, required=True, metavar="TASK...", shell_complete=complete_tasks
 )
 @loss_option
+@with_option
 @json_output
 @click.pass_context
 def stats(ctx: click.Context, method, task_names, loss, output) -> None:
@@ -53,6 +56,7 @@ def stats(ctx: click.Context, method, task_names, loss, output) -> None:
         "delve compare knn-cv-1 lin-1 kin-8nm/std.64",
         "delve compare knn-cv-1 lin-1 kin-8nm/std.256 --bayes --plot",
         "delve compare knn-cv-1 lin-1 --json          # every task both have finished",
+        "delve compare hgb-1 gp-map-1 kin-8nm --with thesis    # one row per task",
         "delve compare sk-knn logistic-1 banana/ida/std.400 -l Z    # classification",
     )
 )
@@ -77,9 +81,25 @@ def stats(ctx: click.Context, method, task_names, loss, output) -> None:
     default=None,
     help="Show the exact sign-flip permutation test over instances (default: for Z only).",
 )
+@click.option(
+    "--detail",
+    is_flag=True,
+    help="Each task's full mstats block (the default for one task); several tasks "
+    "otherwise give one row each and a summary line.",
+)
+@with_option
 @click.pass_context
 def compare(
-    ctx: click.Context, method_a, method_b, task_names, loss, output, bayes, plot, permutation
+    ctx: click.Context,
+    method_a,
+    method_b,
+    task_names,
+    loss,
+    output,
+    bayes,
+    plot,
+    permutation,
+    detail,
 ) -> None:
     """Paired comparison METHOD_A - METHOD_B (t-test, quasi-F or, for published
     realisations, the corrected resampled t-test); all shared tasks by default. The exact
@@ -92,9 +112,18 @@ def compare(
     from ..stats.advice import compare_hint
 
     ws = _ws(ctx)
+    skipped: list[str] = []
     results = api.comparisons(
-        method_a, method_b, list(task_names) or None, loss, bayes=bayes or plot, root=ws
+        method_a,
+        method_b,
+        list(task_names) or None,
+        loss,
+        bayes=bayes or plot,
+        root=ws,
+        skipped=skipped,
     )
+    for why in skipped:
+        click.echo(f"skipped: {why}", err=True)
     if plot:
         results = [
             dataclasses.replace(
@@ -115,7 +144,21 @@ def compare(
             text += "posterior plot: " + ", ".join(c.posterior_plot) + "\n"
         return text
 
-    emit("comparison", results, output, lambda rs: "\n".join(map(fmt, rs)))
+    def text(rs) -> str:
+        if len(rs) == 1 or detail or bayes or plot or permutation:
+            return "\n".join(map(fmt, rs))
+        from ..report.verdicts import comparison_table
+
+        low = [c.task for c in rs if compare_hint(c.to_dict())]
+        note = (
+            f"low power: not significant with under 50 % power at the observed difference on "
+            f"{', '.join(low)} (`delve power {method_a} {method_b} TASK`)\n"
+            if low
+            else ""
+        )
+        return comparison_table(rs) + note
+
+    emit("comparison", results, output, text)
 
 
 @cli.command(
@@ -123,6 +166,7 @@ def compare(
         "delve report --plot                                  # everything, S loss",
         "delve report kin-8nm boston --methods lin-1,knn-cv-1 -l S -l L --plot",
         "delve report --out site/ && git diff --exit-code site/",
+        "delve report --with thesis --methods hgb-1,gp-mc-1,lin-1 --plot --out mine/",
     )
 )
 @click.argument("prototasks", nargs=-1, metavar="[PROTOTASK]...", shell_complete=complete_tasks)
@@ -160,6 +204,7 @@ def compare(
     ["prototask", "task"],
     "Independent unit of the rankings (tasks of one prototask are dependent).",
 )
+@with_option
 @click.pass_context
 def report(
     ctx: click.Context, prototasks, methods_, loss, out, plot, correction, posthoc, unit
@@ -184,4 +229,9 @@ def report(
     )
     for w in res.warnings:
         click.echo(f"warning: {w}", err=True)
-    click.echo(f"{len(res.tables)} tables, {len(res.plots)} plots; open {res.out / res.index}")
+    index = Path(res.out) / res.index
+    try:  # as the user would type it: relative to the current directory when inside it
+        index = index.relative_to(Path.cwd())
+    except ValueError:
+        pass
+    click.echo(f"{len(res.tables)} tables, {len(res.plots)} plots; open {index}")

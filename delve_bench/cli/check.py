@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import click
 
+from ..errors import DelveError
 from ._group import LOSS, _ws, alpha_option, cli, emit, json_output
 
 EXAMPLES = """
@@ -15,6 +16,7 @@ Examples:
   delve check ../baseline/results knn-cv-1 kin-8nm
   delve check ../baseline -l S -l A --margin 0.02 --json
   git worktree add /tmp/base v1.0 && delve check /tmp/base   # against a release
+  delve check --with thesis lin-1 kin-8nm     # your rerun against the committed study
 """
 
 
@@ -70,7 +72,9 @@ def format_check(res) -> str:
 
 
 @cli.command(epilog=EXAMPLES)
-@click.argument("baseline", metavar="BASELINE_ROOT", type=click.Path(file_okay=False))
+@click.argument(
+    "baseline", metavar="[BASELINE_ROOT]", type=click.Path(file_okay=False), required=False
+)
 @click.argument("names", nargs=-1, metavar="[METHOD]... [TASK]...")
 @click.option(
     "-l",
@@ -87,14 +91,22 @@ def format_check(res) -> str:
     help="Tolerated worsening: a fraction of the baseline's expected loss (S, A, Z, Q) or nats (L).",
 )
 @alpha_option(0.05)
+@click.option(
+    "--with",
+    "with_study",
+    metavar="STUDY",
+    help="The baseline is study STUDY's committed results (read in place): checks your "
+    "reruns of its methods.",
+)
 @json_output
 @click.pass_context
-def check(ctx: click.Context, baseline, names, loss, margin, alpha, output) -> None:
+def check(ctx: click.Context, baseline, names, loss, margin, alpha, output, with_study) -> None:
     """Compare the workspace's results with those in BASELINE_ROOT (a workspace or its
     results/ directory) task by task, with the design's paired test of current -
     baseline. Exits 1 only when a method got significantly worse (by more than the
     margin, Holm-adjusted p < alpha) or baseline results are missing; a table says what
-    changed. METHODs and TASKs restrict the check (default: everything in the baseline)."""
+    changed. METHODs and TASKs restrict the check (default: everything in the baseline;
+    with --with STUDY, the study's methods that the workspace has results of)."""
     from ..methods.registry import method_names
     from ..report.collect import result_methods
     from ..stats.gate import baseline_tree
@@ -102,7 +114,14 @@ def check(ctx: click.Context, baseline, names, loss, margin, alpha, output) -> N
     from ..tasks import resolve_tasks
 
     ws = _ws(ctx)
-    base = baseline_tree(ws, baseline)
+    if (baseline is None) == (with_study is None):
+        raise DelveError("give a BASELINE_ROOT or --with STUDY (one of them)")
+    if with_study:
+        from ..study.beside import study_baseline
+
+        base = study_baseline(ws, with_study)
+    else:
+        base = baseline_tree(ws, baseline)
     known = set(result_methods(base)) | set(result_methods(ws))
     try:
         known |= set(method_names(ws))
@@ -111,7 +130,14 @@ def check(ctx: click.Context, baseline, names, loss, margin, alpha, output) -> N
     methods = [n for n in names if n in known]
     tasks = [n for n in names if n not in known]
     refs = resolve_tasks(ws, tasks) if tasks else None
-    res = run_check(ws, baseline, methods or None, refs, tuple(loss) or ("S", "Z"), alpha, margin)
+    if with_study and not methods:
+        methods = [m for m in result_methods(ws) if m in set(result_methods(base))]
+        if not methods:
+            raise DelveError(
+                f"no results here of a method of study {with_study}; run one first, e.g. "
+                f"`delve run {result_methods(base)[0]} --study {with_study}`"
+            )
+    res = run_check(ws, base, methods or None, refs, tuple(loss) or ("S", "Z"), alpha, margin)
     emit("check", [res], output, lambda rs: format_check(rs[0]), one=True)
     if res.failed:
         ctx.exit(1)

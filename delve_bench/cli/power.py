@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..errors import DelveError
-from ._group import LOSS, PROBABILITY, _ws, alpha_option, cli, emit, json_output
+from ._group import LOSS, PROBABILITY, _ws, alpha_option, cli, emit, json_output, with_option
 
 EXAMPLES = """
 Examples:
@@ -128,6 +128,7 @@ def format_power(pa) -> str:
     show_default=True,
     help="Power to plan for.",
 )
+@with_option
 @json_output
 @click.pass_context
 def power(

@@ -23,7 +23,9 @@ from ._group import (
 )
 
 
-def _split_run_args(ws: Workspace, args: tuple[str, ...]) -> tuple[list[str], list[str]]:
+def _split_run_args(
+    ws: Workspace, args: tuple[str, ...], tasks_needed: bool = True
+) -> tuple[list[str], list[str]]:
     from ..data import dataset_names
     from ..errors import suggest
     from ..methods.registry import method_names, split_fraction
@@ -44,8 +46,11 @@ def _split_run_args(ws: Workspace, args: tuple[str, ...]) -> tuple[list[str], li
             raise DelveError(f"unknown dataset or task {a!r}{suggest(a, ds)}")
     if not methods_:
         raise DelveError("name at least one method, e.g. `delve run lin-1 kin-8nm/std.256`")
-    if not tasks_:
-        raise DelveError("name at least one task, e.g. `delve run lin-1 kin-8nm/std.256`")
+    if not tasks_ and tasks_needed:
+        raise DelveError(
+            "name at least one task, e.g. `delve run lin-1 kin-8nm/std.256`, "
+            "or a study's with --study, e.g. `delve run lin-1 --study thesis`"
+        )
     return methods_, tasks_
 
 
@@ -92,14 +97,28 @@ def _memory_limit(text: str | None, concurrent: int) -> int | None:
         "delve run lin-1 knn-cv-1 kin-8nm/std.64            # 8 instances each",
         "delve run gp-mc-1 'kin-8*/std.256' --dry-run       # plan and time estimate only",
         "delve run mlp-ese-1 boston --budget-mode work --jobs 2 --instances 0-3",
+        "delve run hgb-1 --study thesis --tasks kin-8nm -n   # a study's tasks and budgets",
     )
 )
 @click.argument(
     "args",
     nargs=-1,
     required=True,
-    metavar="METHOD... TASK...",
+    metavar="METHOD... [TASK...]",
     shell_complete=complete_methods_or_tasks,
+)
+@click.option(
+    "--study",
+    metavar="STUDY",
+    help="Run on exactly study STUDY's tasks and instances with its budget settings "
+    "(its own for its methods, its defaults for others); then analyse with --with STUDY.",
+)
+@click.option(
+    "--tasks",
+    "study_tasks",
+    multiple=True,
+    metavar="TASK",
+    help="With --study: only these of its tasks (repeatable or comma-separated).",
 )
 @click.option("--instances", help="Only these instances, e.g. 0,2-4.")
 @choice_option(
@@ -156,6 +175,8 @@ def _memory_limit(text: str | None, concurrent: int) -> int | None:
 def run(
     ctx: click.Context,
     args,
+    study,
+    study_tasks,
     instances,
     budget_mode,
     time_scale,
@@ -183,11 +204,32 @@ def run(
 
     ws = _ws(ctx)
     wanted = parse_instances(instances)
-    methods_, task_names = _split_run_args(ws, args)
+    given = {
+        n
+        for n in ("budget_mode", "time_scale")
+        if ctx.get_parameter_source(n) != click.core.ParameterSource.DEFAULT
+    }
+    if study:
+        if given:
+            raise DelveError(
+                f"--study {study} sets the budget; drop --{sorted(given)[0].replace('_', '-')}"
+            )
+        methods_, task_names = _split_run_args(ws, args, tasks_needed=False)
+        if task_names:
+            raise DelveError(
+                f"with --study, name tasks with --tasks (e.g. --tasks {task_names[0]})"
+            )
+        task_names = [t for x in study_tasks for t in x.split(",") if t.strip()]
+        budget_mode = time_scale = None
+    elif study_tasks:
+        raise DelveError("--tasks goes with --study; name the tasks after the method instead")
+    else:
+        methods_, task_names = _split_run_args(ws, args)
     p = api.plan(
         methods_,
         task_names,
         root=ws,
+        study=study,
         instances=wanted,
         budget_mode=budget_mode,
         time_scale=time_scale,

@@ -256,12 +256,21 @@ def study_verify(ctx: click.Context, name, alpha, margin) -> None:
 @click.argument("name")
 @click.pass_context
 def study_unpack(ctx: click.Context, name) -> None:
-    """Write the committed results of NAME into its working store (results/<study>/runs),
-    so that stats, compare, report and status read them: e.g.
-    `delve --results results/thesis/runs stats mlp-mc-1@0.125 kin-8nm/std.64`."""
+    """Write the committed results of NAME in the ordinary layout into the workspace's
+    results/<study>/runs (for tools that read result folders). The analysis commands do
+    not need this: `delve stats mlp-mc-1@0.125 kin-8nm/std.64 --with thesis` reads the
+    committed files in place."""
+    from ..study.beside import committed_dir
     from ..study.pack import unpack
 
     ws, st = _ws(ctx), _load(ctx, name)
+    src = committed_dir(ws, st)  # a one-line error naming where it looked
+    dest = ws.root / st.results / "runs"
     names = [*st.method_names, *st.snapshot_names]
-    n = unpack(ws.root / st.results, ws.root / st.results / "runs", names, st.refs(ws), True)
-    click.echo(f"{n} instances written to {st.results / 'runs'}")
+    n = unpack(src, dest, names, st.refs(ws), True)
+    if n == 0:
+        raise DelveError(
+            f"nothing to unpack: every committed result of study {name} ({src}) is in "
+            f"{dest} already; the analysis commands read them in place with --with {name}"
+        )
+    click.echo(f"{n} instances written to {dest} (from {src})")

@@ -20,7 +20,7 @@ paths), so a rerun gives byte-identical tables, SVGs and index.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import DelveError
@@ -47,7 +47,8 @@ from .rankings import (
 
 @dataclass
 class ReportFiles:
-    """What ``write_report`` wrote (paths relative to ``out``) and what it warns about."""
+    """What ``write_report`` wrote (paths relative to ``out``; the API's
+    :func:`~delve_bench.api.report` makes them absolute) and what it warns about."""
 
     out: Path
     tables: list[str] = field(default_factory=list)
@@ -55,6 +56,27 @@ class ReportFiles:
     index: str = "index.html"
     warnings: list[str] = field(default_factory=list)
     reports: dict[str, list[PrototaskReport]] = field(default_factory=dict)
+
+    def absolute(self) -> ReportFiles:
+        """The same files with absolute paths (what the API returns)."""
+        out = Path(self.out).resolve()
+        return replace(
+            self,
+            out=out,
+            tables=[str(out / t) for t in self.tables],
+            plots=[str(out / p) for p in self.plots],
+            index=str(out / self.index),
+        )
+
+    def __repr__(self) -> str:
+        from .notebook import report_files_text
+
+        return report_files_text(self)
+
+    def _repr_html_(self) -> str:
+        from .notebook import report_files_html
+
+        return report_files_html(self)
 
 
 def _write_table(out: Path, stem: str, table: tb.Table, records) -> list[str]:

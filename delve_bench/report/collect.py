@@ -57,26 +57,25 @@ def method_order(methods: Iterable[str]) -> list[str]:
 
 
 def result_methods(ws: Workspace) -> list[str]:
-    """Methods with at least one task directory under results/ (display order)."""
-    if not ws.results.is_dir():
-        return []
-    found = [
-        d.name
-        for d in ws.results.iterdir()
-        if d.is_dir() and d.name not in REPORT_DIRS and any(d.glob("*/*/std.*"))
-    ]
-    return method_order(found)
+    """Methods with at least one task directory under results/, and those read from the
+    reference study (``--with``), in display order."""
+    from ..run.sources import reference_methods
+
+    found = []
+    if ws.results.is_dir():
+        found = [
+            d.name
+            for d in ws.results.iterdir()
+            if d.is_dir() and d.name not in REPORT_DIRS and any(d.glob("*/*/std.*"))
+        ]
+    return method_order(found + reference_methods(ws))
 
 
 def result_tasks(ws: Workspace, methods: Iterable[str]) -> list[TaskRef]:
-    """Tasks (well-formed ``std.<n>`` directories) holding any result of ``methods``."""
-    refs = set()
-    for m in methods:
-        for d in (ws.results / m).glob("*/*/std.*"):
-            size = d.name.split(".", 1)[1]
-            if d.is_dir() and size.isdigit() and any(d.iterdir()):
-                refs.add(TaskRef(d.parts[-3], d.parts[-2], int(size)))
-    return sorted(refs)
+    """Tasks holding any result of ``methods`` (:func:`~delve_bench.run.sources.method_tasks`)."""
+    from ..run.sources import method_tasks
+
+    return sorted({r for m in methods for r in method_tasks(ws, m)})
 
 
 def p_digit(p: float | None, bounded: bool = False) -> int | None:

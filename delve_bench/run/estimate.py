@@ -66,6 +66,31 @@ class Estimate:
         """True when every job has an estimate."""
         return self.unknown_jobs == 0
 
+    @property
+    def text(self) -> str:
+        """The estimate in words: ``about 51 min CPU, 26 min wall on 2 workers (cpu budget
+        mode, time scale 0.05)``."""
+        scale = f", time scale {self.time_scale:g}" if self.mode == "cpu" else ""
+        more = f"; {self.unknown_jobs} jobs without an estimate" if self.unknown_jobs else ""
+        return (
+            f"about {duration(self.cpu_seconds)} CPU, {duration(self.wall_seconds)} wall on "
+            f"{self.workers} worker{'s' if self.workers != 1 else ''} "
+            f"({self.mode} budget mode{scale}){more}"
+        )
+
+    def __repr__(self) -> str:
+        return f"Estimate: {self.text}"
+
+    def _repr_html_(self) -> str:
+        from .._html import html_table, paragraph
+
+        rows = [
+            (m.method, m.jobs, duration(m.cpu_seconds), duration(m.wall_seconds), m.basis)
+            for m in self.methods
+        ]
+        head = ("method", "jobs", "CPU", "wall", "from")
+        return paragraph(f"Estimate: {self.text}") + html_table(head, rows)
+
 
 @dataclass(frozen=True)
 class _Record:

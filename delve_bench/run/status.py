@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 from ..errors import DelveError
 from ..methods.registry import method_names, split_fraction
 from ..tasks.instances import task_layout
-from ..tasks.names import TaskRef, resolve_tasks
+from ..tasks.names import resolve_tasks
 from ..tasks.spec import prototask_spec
 from ..workspace import Workspace
+from .sources import method_tasks, reference_methods
 from .store import task_instances
 
 
@@ -38,35 +39,17 @@ class StatusRow:
         return d
 
 
-def _tasks_with_results(ws: Workspace, method: str) -> list[TaskRef]:
-    refs = []
-    for d in sorted((ws.results / method).glob("*/*/std.*")):
-        ds, pt, task = d.parts[-3:]
-        try:
-            refs.append(TaskRef(ds, pt, int(task.split(".", 1)[1])))
-        except ValueError:
-            continue
-    return refs
-
-
 def study_status(ws: Workspace, names: list[str]) -> list[StatusRow]:
     """One row per (method, task): instance numbers by state and the recorded errors."""
     known = set(method_names(ws))
     methods = [n for n in names[:1] if split_fraction(n)[0] in known]
     tasks = names[len(methods) :]
     if not methods:
-        methods = (
-            sorted(
-                p.name
-                for p in ws.results.iterdir()
-                if p.is_dir() and split_fraction(p.name)[0] in known
-            )
-            if ws.results.is_dir()
-            else []
-        )
+        own = [p.name for p in ws.results.iterdir() if p.is_dir()] if ws.results.is_dir() else []
+        methods = sorted(m for m in {*own, *reference_methods(ws)} if split_fraction(m)[0] in known)
     rows = []
     for m in methods:
-        refs = resolve_tasks(ws, tasks) if tasks else _tasks_with_results(ws, m)
+        refs = resolve_tasks(ws, tasks) if tasks else method_tasks(ws, m)
         for ref in refs:
             try:
                 layout = task_layout(ws, prototask_spec(ws, ref.dataset, ref.prototask), ref.size)

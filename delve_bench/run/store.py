@@ -260,10 +260,26 @@ def read_instance(
     meta = read_meta(d) or {}
     path = d / "losses.csv"
     case_text, columns = _losses_table(path, losses)
+    return instance_result(str(path), int(d.name), case_text, columns, test_cases, losses, meta)
+
+
+def instance_result(
+    where: str,
+    instance: int,
+    case_text: np.ndarray,
+    columns: dict[str, np.ndarray],
+    test_cases: np.ndarray,
+    losses: tuple[str, ...],
+    meta: dict,
+) -> InstanceResult:
+    """One instance's losses (case numbers as text, shape (t,); each loss column as
+    floats, shape (t,)), checked and put in test-set order. ``where`` names it in errors
+    (a file, or a study's packed file and instance)."""
+    path = Path(where)
     cases = _checked_losses(path, case_text, columns)
     if len(cases) != len(test_cases) or not np.array_equal(np.sort(cases), np.sort(test_cases)):
         raise DelveError(
-            f"{path}: its cases are not the test set of this instance "
+            f"{where}: its cases are not the test set of this instance "
             "(the task's splits changed? rerun with --force)"
         )
     order = np.argsort(cases, kind="stable")
@@ -272,7 +288,7 @@ def read_instance(
     for loss in losses:
         col = columns[loss][pos]
         out[loss] = None if np.isnan(col).all() else col
-    return InstanceResult(int(d.name), np.asarray(test_cases), out, meta)
+    return InstanceResult(instance, np.asarray(test_cases), out, meta)
 
 
 def _losses_table(path: Path, losses: tuple[str, ...]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
@@ -383,6 +399,35 @@ def _defaulted(fingerprint) -> dict:
     return {k: pv.field_value(fp, k) for k in pv.FIELD_DEFAULTS}
 
 
+def _recorded(ws: Workspace, method: str, ref: TaskRef, layout) -> list[tuple[int, str, dict]]:
+    """(instance, state, meta) of every instance of the task as recorded: in the
+    workspace's store, or packed by the reference study (:mod:`.sources`)."""
+    from .sources import packed, study_dir_of
+
+    sd = study_dir_of(ws, method)
+    out = []
+    if sd is None:
+        for inst in layout.instances:
+            d = result_dir(ws, method, ref, inst.index)
+            state = instance_state(d)
+            meta = (read_meta(d) or {}) if state in ("ok", "failed") else {}
+            out.append((inst.index, state, meta))
+        return out
+    p = packed(sd, method, ref.dataset, ref.prototask)
+    for inst in layout.instances:
+        key = (ref.size, inst.index)
+        rec = p.metas.get(key)
+        if rec is None:
+            out.append((inst.index, "missing", {}))
+        elif rec.get("status") == "failed":
+            out.append((inst.index, "failed", rec))
+        elif rec.get("status") == "ok" and key in p.losses:
+            out.append((inst.index, "ok", rec))
+        else:  # a meta line saying ok without loss rows: the packed file is damaged
+            out.append((inst.index, "corrupt", rec))
+    return out
+
+
 def task_instances(ws: Workspace, method: str, ref: TaskRef, layout) -> list[InstanceStatus]:
     """Every instance of ``method`` on a task with its state, stale ones marked.
 
@@ -390,10 +435,12 @@ def task_instances(ws: Workspace, method: str, ref: TaskRef, layout) -> list[Ins
     (docs/provenance.md): a complete instance is used only if its fingerprint equals the
     reference -- the method's and task's fields as the current files define them, the
     budget fields of the newest complete instance that matches them. The others are
-    ``stale``: never mixed in, always shown."""
+    ``stale``: never mixed in, always shown. With a reference study, the workspace's own
+    results must have been made on the study's task (:func:`.sources.check_same_task`)."""
     from ..errors import DelveError
     from ..methods.registry import method_spec
     from . import provenance as pv
+    from .sources import check_same_task, study_dir_of
 
     try:
         method_part: dict = pv.method_fields(method_spec(ws, method))
@@ -402,18 +449,18 @@ def task_instances(ws: Workspace, method: str, ref: TaskRef, layout) -> list[Ins
     out: list[InstanceStatus] = []
     complete: list[tuple[int, dict, dict]] = []  # (position, meta, reference without budget)
     shared: dict | None = None  # the prototask's fields, read at the first complete instance
-    for inst in layout.instances:
-        d = result_dir(ws, method, ref, inst.index)
-        state = instance_state(d)
+    for index, state, meta in _recorded(ws, method, ref, layout):
         if state != "ok":
-            meta = read_meta(d) if state == "failed" else None
-            out.append(InstanceStatus(inst.index, state, meta))
+            out.append(InstanceStatus(index, state, meta if state == "failed" else None))
             continue
-        meta = read_meta(d) or {}
         shared = shared or pv.prototask_fields(ws, layout.proto)
-        reference = method_part | pv.task_fields(ws, layout.proto, layout.size, inst.index, shared)
+        reference = method_part | pv.task_fields(ws, layout.proto, layout.size, index, shared)
         complete.append((len(out), meta, reference))
-        out.append(InstanceStatus(inst.index, "ok", meta))
+        out.append(InstanceStatus(index, "ok", meta))
+    if ws.reference is not None and study_dir_of(ws, method) is None:
+        check_same_task(
+            ws, method, ref, {out[i].index: m.get("fingerprint") for i, m, _ in complete}
+        )
     # which instances match the files; the budget fields (a defaulted one included) are
     # the newest matching instance's, so they are not compared here
     matching = [
@@ -439,15 +486,34 @@ def read_task_results(
 ) -> tuple[list[InstanceResult], dict]:
     """The complete, current instances of ``method`` on a task (:func:`task_instances`),
     and the others by state: ``missing``, ``failed``, ``corrupt``, ``stale``."""
+    from .sources import packed, study_dir_of
+
     results: list[InstanceResult] = []
     states: dict[str, list[int]] = {"missing": [], "failed": [], "corrupt": [], "stale": []}
     tests = {inst.index: inst.test for inst in layout.instances}
+    sd = study_dir_of(ws, method)
+    losses = tuple(layout.proto.losses)
     for st in task_instances(ws, method, ref, layout):
-        if st.state == "ok":
-            d = result_dir(ws, method, ref, st.index)
-            results.append(read_instance(d, tests[st.index], layout.proto.losses))
-        else:
+        if st.state != "ok":
             states[st.state].append(st.index)
+        elif sd is None:
+            d = result_dir(ws, method, ref, st.index)
+            results.append(read_instance(d, tests[st.index], losses))
+        else:
+            # packed columns are S, A, L: the task's losses in that order
+            df = packed(sd, method, ref.dataset, ref.prototask).losses[(ref.size, st.index)]
+            case_text = df["case"].to_numpy().astype(str)
+            columns = {
+                loss: df[col].to_numpy(dtype=float)
+                for loss, col in zip(losses, ("S", "A", "L"), strict=True)
+            }
+            study = ws.reference.name if ws.reference else "?"
+            where = f"study {study}: {method} on {ref.full_name} #{st.index}"
+            results.append(
+                instance_result(
+                    where, st.index, case_text, columns, tests[st.index], losses, st.meta or {}
+                )
+            )
     return results, states
 
 

@@ -210,17 +210,20 @@ def _row(ws, base, method, ref, loss, margin) -> CheckRow | None:
 
 def check(
     ws: Workspace,
-    baseline: str | Path,
+    baseline: str | Path | Workspace,
     methods: list[str] | None = None,
     refs: list[TaskRef] | None = None,
     losses: tuple[str, ...] = ("S", "Z"),
     alpha: float = ALPHA,
     margin: float = MARGIN,
 ) -> CheckResult:
-    """Compare the workspace's results with ``baseline`` task by task (see module doc)."""
+    """Compare the workspace's results with ``baseline`` (a path, or a workspace such as
+    :func:`delve_bench.study.beside.study_baseline`) task by task (see module doc)."""
     from ..report.collect import result_methods, result_tasks
 
-    base = baseline_tree(ws, baseline)
+    base = baseline if isinstance(baseline, Workspace) else baseline_tree(ws, baseline)
+    if base.reference is not None:
+        baseline = f"study {base.reference.name} ({base.results})"
     in_base = result_methods(base)
     methods = methods or in_base
     rows: list[CheckRow] = []
@@ -248,4 +251,4 @@ def check(
             elif pc is not None and pc < alpha and (r.current or 0.0) < (r.baseline or 0.0):
                 status = "better"
         final.append(CheckRow(**{**asdict(r), "status": status, "p_adjusted": pa}))
-    return CheckResult(baseline=str(base.results), alpha=alpha, margin=margin, rows=tuple(final))
+    return CheckResult(baseline=str(baseline), alpha=alpha, margin=margin, rows=tuple(final))

@@ -59,6 +59,14 @@ class StatsResult(_TaskFacts):
     standardization: dict  # {scale, shift}
     budget: dict | None = None  # {mode, time_scale} the used instances were made with
 
+    def __repr__(self) -> str:
+        return f"StatsResult: {stats_line(self)}"
+
+    def _repr_html_(self) -> str:
+        from .._html import paragraph
+
+        return paragraph(stats_line(self))
+
 
 @dataclass(frozen=True, kw_only=True)
 class ComparisonResult(_TaskFacts):
@@ -104,6 +112,74 @@ class ComparisonResult(_TaskFacts):
     budget_b: dict | None = None
 
     @property
+    def verdict(self) -> str:
+        """One line: which method is better, by how much (standardised), and the test."""
+        return verdict(self)
+
+    def __repr__(self) -> str:
+        return f"ComparisonResult: {self.verdict}"
+
+    def _repr_html_(self) -> str:
+        from .._html import paragraph
+
+        return paragraph(self.verdict)
+
+    @property
     def significant(self) -> bool:
         """p < 0.05 (a bounded ``p < 0.05`` included)."""
         return self.p_text.startswith("<") or (self.p is not None and self.p < 0.05)
+
+
+# ---- one-line forms (the objects' reprs, the rows of `delve compare A B`) ----------
+
+LEVELS = ((0.001, "***"), (0.01, "**"), (0.05, "*"))
+
+
+def marks(c: ComparisonResult) -> str:
+    """``*``, ``**``, ``***`` or '' for the comparison's p."""
+    if c.p_text.startswith("<"):
+        return "*"
+    if c.p is None:
+        return ""
+    return next((m for level, m in LEVELS if c.p < level), "")
+
+
+def better(c: ComparisonResult) -> str | None:
+    """The method with the lower expected loss (None on a tie)."""
+    if c.difference == 0:
+        return None
+    return c.method_a if c.difference < 0 else c.method_b
+
+
+def p_text(c: ComparisonResult) -> str:
+    if c.p_text.startswith("<"):
+        return c.p_text
+    return "-" if c.p is None else f"{c.p:.2g}"
+
+
+def verdict(c: ComparisonResult) -> str:
+    """One line: who is better on the task, by how much (standardised), and how sure."""
+    st = c.standardized
+    who = better(c)
+    head = (
+        f"{who} better than {c.method_b if who == c.method_a else c.method_a}"
+        if who
+        else f"{c.method_a} and {c.method_b} tie"
+    )
+    sig = "significant" if c.significant else "not significant"
+    return (
+        f"{head} on {c.task} (loss {c.loss}, standardised): A - B = {st['mean']:+.4g} "
+        f"(SE {st['se']:.2g}), p {c.p_text if c.p_text.startswith('<') else '= ' + p_text(c)}"
+        f" {marks(c)}".rstrip()
+        + f", {sig} ({c.test_name}, {c.instances} instances)"
+    )
+
+
+def stats_line(s: StatsResult) -> str:
+    """``lin-1 on kin-8nm/dist/std.64, loss S: 0.6664 ± 0.017 (standardised, ...)``."""
+    st = s.standardized
+    return (
+        f"{s.method} on {s.task}, loss {s.loss}: {st['mean']:.4g} ± {st['se']:.2g} "
+        f"(standardised, ± one SE; raw {s.mean:.4g} ± {s.se:.2g}; {s.instances} of "
+        f"{s.task_instances} instances)"
+    )

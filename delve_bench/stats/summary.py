@@ -111,8 +111,10 @@ def loss_matrix(
             f"`delve run {method} {ref.full_name}`"
         )
     if not results:
+        from ..study.beside import next_command
+
         raise DelveError(
-            f"no results of {method} on {ref.full_name}; run `delve run {method} {ref.full_name}`"
+            f"no results of {method} on {ref.full_name}; {next_command(ws, method, ref)}"
         )
     if len(results) < 2 and layout.design != "fixed":
         stale = f" ({len(states['stale'])} more are stale)" if states["stale"] else ""

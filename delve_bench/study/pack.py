@@ -35,99 +35,45 @@ import io
 import json
 import lzma
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ..errors import DelveError
 from ..report.output import write_file
+from ..run.packed import (
+    LOSS_COLUMNS,
+    LOSSES,
+    Packed,
+    _meta_lines,
+    _pyarrow,
+    _size_of,
+    packed_metas,
+    packed_methods,
+    packed_paths,
+    read_losses,
+    read_packed,
+)
 from ..run.store import csv_bytes, instance_state, read_meta, sha256_bytes
 from ..tasks.names import TaskRef
 
-LOSS_COLUMNS = ["task", "instance", "case", "S", "A", "L"]
-#: the losses a packed file may hold, in this order (a study commits those it reports)
-LOSSES = ("S", "A", "L")
+__all__ = [
+    "LOSSES",
+    "LOSS_COLUMNS",
+    "Packed",
+    "_meta_lines",
+    "pack",
+    "packed_metas",
+    "packed_methods",
+    "packed_paths",
+    "read_losses",
+    "read_packed",
+    "unpack",
+]
 
 
 def _xz(data: bytes) -> bytes:
     return lzma.compress(data, format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC64, preset=9)
-
-
-@dataclass
-class Packed:
-    """One method on one prototask: its metas and loss rows keyed by (size, instance)."""
-
-    metas: dict[tuple[int, int], dict]
-    losses: dict[tuple[int, int], pd.DataFrame]  # columns case, S, A, L
-
-
-def packed_paths(study_dir: Path, method: str, dataset: str, prototask: str) -> tuple[Path, Path]:
-    stem = f"{dataset}-{prototask}"
-    return (
-        study_dir / "losses" / method / f"{stem}.parquet",
-        study_dir / "meta" / method / f"{stem}.jsonl.xz",
-    )
-
-
-def _size_of(task: str) -> int:
-    return int(task.rsplit("std.", 1)[1])
-
-
-def _meta_lines(path: Path) -> list[dict]:
-    """The meta lines of a packed file; a damaged file is one error naming it (and the
-    line), as every committed file is checked where it is read."""
-    try:
-        text = lzma.decompress(path.read_bytes()).decode()
-    except (OSError, lzma.LZMAError, EOFError, UnicodeDecodeError) as e:
-        raise DelveError(
-            f"{path}: not a readable .jsonl.xz file ({e}); restore it from git"
-        ) from None
-    out = []
-    for k, line in enumerate(text.splitlines(), 1):
-        try:
-            m = json.loads(line)
-            ok = (
-                isinstance(m, dict)
-                and isinstance(m.get("task"), str)
-                and isinstance(m.get("instance"), int)
-                and m["task"].rsplit("std.", 1)[-1].isdigit()
-            )
-        except (ValueError, RecursionError):
-            ok = False
-        if not ok:
-            raise DelveError(
-                f"{path}, line {k}: not a meta.json object with task (…/std.N) and instance"
-            )
-        out.append(m)
-    return out
-
-
-def packed_metas(
-    study_dir: Path, method: str, dataset: str, prototask: str
-) -> dict[tuple[int, int], dict]:
-    """The packed meta lines of one method on one prototask by (size, instance), without
-    its losses (what progress and provenance need); empty when there are none."""
-    mp = packed_paths(study_dir, method, dataset, prototask)[1]
-    if not mp.is_file():
-        return {}
-    return {(_size_of(m["task"]), m["instance"]): m for m in _meta_lines(mp)}
-
-
-def read_packed(study_dir: Path, method: str, dataset: str, prototask: str) -> Packed:
-    """The packed results (empty when there are none)."""
-    lp = packed_paths(study_dir, method, dataset, prototask)[0]
-    out = Packed(packed_metas(study_dir, method, dataset, prototask), {})
-    if not out.metas:
-        return out
-    if lp.is_file():
-        df = read_losses(lp)
-        for (task, inst), g in df.groupby(["task", "instance"], sort=False):
-            out.losses[(_size_of(task), int(inst))] = g[["case", "S", "A", "L"]].reset_index(
-                drop=True
-            )
-    return out
 
 
 def _float32(col: pd.Series) -> np.ndarray:
@@ -157,18 +103,6 @@ def _encode(
     columns = [*LOSS_COLUMNS[:3], *kept]
     table = pd.concat(frames) if frames else pd.DataFrame(columns=columns)
     return _parquet(table, kept), _xz(("\n".join(lines) + "\n").encode())
-
-
-def _pyarrow():
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise DelveError(
-            "study results are stored as Parquet, which needs pyarrow: "
-            "pip install 'delve-bench[study]'"
-        ) from None
-    return pa, pq
 
 
 def _parquet(table: pd.DataFrame, kept: tuple[str, ...]) -> bytes:
@@ -263,11 +197,6 @@ def pack(
     return written
 
 
-def packed_methods(study_dir: Path) -> list[str]:
-    base = study_dir / "meta"
-    return sorted(p.name for p in base.iterdir() if p.is_dir()) if base.is_dir() else []
-
-
 def unpack(
     study_dir: Path, dest: Path, methods: Iterable[str], refs: Iterable[TaskRef], only_missing=False
 ) -> int:
@@ -294,35 +223,3 @@ def unpack(
                 )
                 n += 1
     return n
-
-
-def read_losses(path: str | Path) -> pd.DataFrame:
-    """A packed losses file as a DataFrame (``task, instance, case, S, A, L``; the losses
-    as float64 holding the committed float32 values, NaN for a loss not committed)."""
-    pa, pq = _pyarrow()
-    try:
-        df = pq.read_table(path).to_pandas()
-    except (OSError, pa.ArrowException) as e:
-        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise DelveError(
-            f"{path}: not a readable Parquet file ({msg}); restore it from git"
-        ) from None
-    cols = list(df.columns)
-    losses = cols[3:]
-    if (
-        cols[:3] != LOSS_COLUMNS[:3]
-        or not losses
-        or losses != [c for c in LOSSES if c in losses]
-        or not all(pd.api.types.is_numeric_dtype(df[c]) for c in cols[1:])
-    ):
-        raise DelveError(
-            f"{path}: its columns must be task, instance, case and one or more of S, A, L (numbers)"
-        )
-    for c in LOSSES:
-        if c not in df:
-            df[c] = np.nan
-    if not df["task"].astype(str).str.fullmatch(r".*std\.\d+").all():
-        raise DelveError(f"{path}: a task name does not end in std.N")
-    for c in ("S", "A", "L"):
-        df[c] = df[c].astype(np.float64)
-    return df

@@ -105,6 +105,8 @@ class Study:
     losses: dict[str, tuple[str, ...]] = field(default_factory=dict)
     displays: tuple[str, ...] = ()
     claims: tuple[str, ...] = ()  # whose published claims RESULTS.md checks
+    #: budget mode and time scale of a method the study does not name (``defaults``)
+    defaults: tuple[str, float] = ("work", 0.05)
 
     def plan(self, method: str) -> MethodPlan:
         for p in self.methods:
@@ -291,4 +293,5 @@ def load_study(ws: Workspace, name: str) -> Study:
         losses=losses,
         displays=tuple(displays),
         claims=tuple(claims),
+        defaults=(d_mode, d_scale),
     )

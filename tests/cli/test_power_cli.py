@@ -98,7 +98,7 @@ def test_relative_delta_and_bad_input(ws):
 
 def test_compare_hints_at_low_power_only_when_not_significant(ws):
     cs = json.loads(run(ws, "compare", "knn-cv-1", "lin-1", *TASKS, "--json").stdout)
-    text = run(ws, "compare", "knn-cv-1", "lin-1", *TASKS).stdout
+    text = run(ws, "compare", "knn-cv-1", "lin-1", *TASKS, "--detail").stdout
     blocks = ["/knn-cv-1/" + b for b in text.split("/knn-cv-1/")[1:]]
     assert len(blocks) == len(cs) == len(TASKS)
     hinted = []
@@ -109,6 +109,11 @@ def test_compare_hints_at_low_power_only_when_not_significant(ws):
         elif "hint:" in block:
             hinted.append(c["task"])
     assert "kin-8nm/dist/std.64" in hinted  # knn-cv-1 vs lin-1: p ~ 0.4
+    table = run(ws, "compare", "knn-cv-1", "lin-1", *TASKS).stdout  # one row per task
+    assert (
+        f"low power: not significant with under 50 % power at the observed difference on {', '.join(hinted)} "
+        in table
+    )
     pa = json.loads(run(ws, "power", "knn-cv-1", "lin-1", hinted[0], "--json").stdout)
     assert pa["power"] < 0.5
 

@@ -42,7 +42,7 @@ def read_csv(path: Path) -> list[dict]:
 
 
 def expected_digit(p: float | None, p_text: str) -> int | None:
-    """The diagram digit from the rule in words (docs/statistics.md, README), independently."""
+    """The diagram digit from the rule in words (docs/statistics.md, docs/guide.md), independently."""
     if p_text.startswith("<"):
         return 5
     if p is None or p > 0.09:

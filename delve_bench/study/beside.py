@@ -1,0 +1,154 @@
+"""Your method beside a study: find a study's committed results wherever delve-bench is
+installed, read them as a second source (``--with STUDY``), and run a method on exactly
+the study's tasks, instances and budget settings (``delve run METHOD --study STUDY``).
+
+The committed results (``results/<study>/losses`` and ``meta``) ship inside the package
+(pyproject's ``force-include``), so a plain ``pip install`` reads them in place: a
+workspace's own ``results/<study>/`` (a clone) comes first, then the installed copy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import DelveError
+from ..tasks.names import TaskRef, resolve_tasks
+from ..workspace import Reference, Workspace, builtin_root
+from .pack import packed_methods
+from .spec import Study, load_study, study_path
+
+
+def committed_places(ws: Workspace, study: Study) -> list[Path]:
+    """Where a study's committed results may be: the workspace's, then the package's."""
+    return list(dict.fromkeys([ws.root / study.results, builtin_root() / study.results]))
+
+
+def committed_dir(ws: Workspace, study: Study) -> Path:
+    """The folder holding the study's committed ``losses/`` and ``meta/``; a one-line
+    error naming the places looked at when there are none."""
+    places = committed_places(ws, study)
+    for p in places:
+        if packed_methods(p):
+            return p
+    raise DelveError(
+        f"study {study.name} has no committed results (looked in "
+        f"{' and '.join(str(p) for p in places)}); `delve study run {study.name}` makes them"
+    )
+
+
+def reference(ws: Workspace, name: str) -> Reference:
+    """Study ``name``'s committed results as a read-only source (``--with NAME``)."""
+    study = load_study(ws, name)
+    return Reference(study.name, committed_dir(ws, study))
+
+
+def with_study(ws: Workspace, name: str | None) -> Workspace:
+    """``ws`` reading study ``name``'s committed results beside its own (None: ``ws``)."""
+    return ws if not name else ws.with_reference(reference(ws, name))
+
+
+def study_baseline(ws: Workspace, name: str) -> Workspace:
+    """The study's committed results alone, as ``delve check``'s baseline: its folder is
+    the (empty) result store, so every method is read from the packed files."""
+    r = reference(ws, name)
+    return Workspace(ws.root, r.dir, r)
+
+
+def studies_with(ws: Workspace, method: str, ref: TaskRef) -> list[str]:
+    """The studies (workspace and built-in) that committed results of ``method`` on
+    ``ref``: what a missing-results message may point to with ``--with``."""
+    from ..run.sources import packed
+
+    names = sorted({p.stem for d in ws.spec_dirs("studies") for p in d.glob("*.yaml")})
+    out = []
+    for name in names:
+        try:
+            study = load_study(ws, name)
+            d = committed_dir(ws, study)
+        except DelveError:
+            continue
+        p = packed(d, method, ref.dataset, ref.prototask)
+        if any(size == ref.size for size, _ in p.metas):
+            out.append(name)
+    return out
+
+
+@dataclass(frozen=True)
+class StudySettings:
+    """How ``delve run METHOD --study S`` runs: S's tasks and budget settings."""
+
+    study: Study
+    refs: list[TaskRef]
+    budget_mode: str
+    time_scale: float
+    hard_limit: float | None
+
+
+def study_settings(
+    ws: Workspace, name: str, methods: Sequence[str], tasks: Sequence[str] = ()
+) -> StudySettings:
+    """The tasks (the study's, or those of ``tasks`` among them) and budget settings that
+    run ``methods`` as study ``name`` ran its own: a method of the study keeps its plan
+    (budget mode, time scale, hard limit, sizes it skips); any other method gets the
+    study's defaults. Methods with different settings must be run one at a time."""
+    study = load_study(ws, name)
+    plans = {
+        m: study.plan(m) if m in study.method_names or m in study.snapshot_names else None
+        for m in methods
+    }
+    settings = {
+        (p.budget_mode, p.time_scale, p.hard_limit) if p else (*study.defaults, None)
+        for p in plans.values()
+    }
+    if len(settings) > 1:
+        raise DelveError(
+            f"{', '.join(methods)} run with different budget settings in study {name}; "
+            "run them one at a time"
+        )
+    mode, scale, hard = settings.pop()
+    refs = study.refs(ws)
+    if tasks:
+        wanted = set(resolve_tasks(ws, list(tasks)))
+        outside = sorted(wanted - set(refs))
+        if outside:
+            raise DelveError(
+                f"{outside[0].full_name} is not a task of study {name} "
+                f"(its tasks: {', '.join(study.task_names)})"
+            )
+        refs = [r for r in refs if r in wanted]
+    skip = {s for p in plans.values() if p for s in p.skip_sizes}
+    refs = [r for r in refs if r.size not in skip]
+    if not refs:
+        raise DelveError(f"study {name} runs {', '.join(methods)} on none of these tasks")
+    return StudySettings(study, refs, mode, scale, hard)
+
+
+def is_study(ws: Workspace, name: str) -> bool:
+    try:
+        study_path(ws, name)
+    except DelveError:
+        return False
+    return True
+
+
+def next_command(ws: Workspace, method: str, ref: TaskRef) -> str:
+    """What to do when ``method`` has no results on ``ref``: the command that makes them,
+    or the ``--with STUDY`` that reads a study's committed ones."""
+    from ..run.sources import study_dir_of, study_task_fields
+
+    if study_dir_of(ws, method) is not None and ws.reference is not None:
+        return (
+            f"study {ws.reference.name} has none there (`delve study status {ws.reference.name}`)"
+        )
+    run = f"`delve run {method} {ref.full_name}`"
+    if ws.reference is not None and study_task_fields(ws.reference.dir, ref):
+        run = f"`delve run {method} --study {ws.reference.name} --tasks {ref.full_name}`"
+    have = [
+        s for s in studies_with(ws, method, ref) if ws.reference is None or s != ws.reference.name
+    ]
+    if have:
+        also = "".join(f" (or {s})" for s in have[1:])
+        return f"add `--with {have[0]}`{also} to read the study's, or run {run}"
+    return f"run {run}"
