@@ -163,3 +163,38 @@ def test_a_task_with_one_training_set_is_analysed_over_its_test_cases(tmp_path):
     y = api.losses("lin-1", task, root=tmp_path)["S"].to_numpy()
     assert r.mean == pytest.approx(y.mean())
     assert r.se == pytest.approx(y.std(ddof=1) / np.sqrt(len(y)))
+
+
+def test_tables_3_and_5_set_ours_beside_the_published(tmp_path):
+    """Table 5 from recorded metas at n = 8192 (generated hwang tasks), Table 3 from the
+    significant wins of an overview; both print ours / published."""
+    from types import SimpleNamespace
+
+    from delve_bench.study.displays import _wins_table, write_hwang_basis
+
+    ws = Workspace(REPO, tmp_path / "results")
+    refs = resolve_tasks(ws, ["hwang-g1/noisy/std.8192", "hwang-g2/noisy/std.8192"])
+    for k, ref in enumerate(refs):
+        _meta(ws, "ssge-sffs-1", ref, 0, "ok", 1.0, 30 + 10 * k)
+        d = result_dir(ws, "ssge-sffs-1", ref, 0) / "meta.json"
+        meta = json.loads(d.read_text())
+        meta["info"].update(adds=100, removes=20 + 10 * k)
+        d.write_text(json.dumps(meta))
+        _meta(ws, "rvm-1", ref, 0, "failed", 0.0, 0)  # killed: no value, counted as missing
+    reports = [
+        PrototaskReport(r.dataset, "noisy", "S", (), (TaskReport(r, "fixed", 1, 8192, {}, {}),))
+        for r in refs
+    ]
+    view = StudyView(ws=ws, reports=reports, methods=["ssge-sffs-1", "rvm-1"])
+    write_hwang_basis(view, tmp_path / "out")
+    md = (tmp_path / "out/tables/barrio-table5.md").read_text()
+    assert "| #BF | 35 / 34.5 | – (0/2 tasks) / 19.2 |" in md
+    assert "| #BFa/r | 125 / 127.4 | – (0/2 tasks) / 1234.1 |" in md
+
+    wins = {("ssge-sffs-1", "rvm-1"): 0, ("rvm-1", "ssge-sffs-1"): 2}
+    ov = SimpleNamespace(wins=wins, tasks=(1, 2))
+    order, table = pub.HWANG_ORDER, pub.BARRIO_TABLE3
+    _wins_table(view, tmp_path / "out", ov, order, table, "t3", "{tasks} tasks", "note")
+    md = (tmp_path / "out/t3.md").read_text()
+    assert "| SFFS | – | 0 / 0 |" in md and "| RVM | 2 / 3 | – |" in md
+    assert "| wins | 2 / 3 | 0 / 0 |" in md and "## 2 tasks" in md
