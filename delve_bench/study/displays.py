@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import matplotlib
@@ -25,7 +25,9 @@ from ..report.collect import PrototaskReport, TaskReport, method_order, p_digit
 from ..report.diagram import colours
 from ..report.figures import save_figure
 from ..report.output import write_file
+from ..report.overview import overview as make_overview
 from ..run.store import read_meta, result_dir
+from ..stats.summary import DESIGN_TESTS
 from ..tasks.instances import task_layout
 from ..tasks.spec import prototask_spec
 from ..workspace import Workspace
@@ -414,17 +416,19 @@ def write_bagging(view: StudyView, out: Path) -> list[str]:
 # ---- Barrio et al. Tables 2, 4, 6 --------------------------------------------------------
 
 
-def write_wins(view: StudyView, out: Path, overview) -> list[str]:
-    """Table 2: tasks on which the column method was significantly better (p < 0.05) than
-    the row method: ours / Barrio et al.'s."""
-    ms = [m for m in pub.BARRIO_ORDER if m in view.methods]
+def _wins_table(
+    view: StudyView, out: Path, overview, order, published, stem: str, title: str, note: str
+) -> list[str]:
+    """Significant wins per pair (row R, column C: tasks on which C beat R) of the methods
+    of ``order`` the study has, ours / published, with each method's wins and losses."""
+    ms = [m for m in order if m in view.methods]
     lab = pub.BARRIO_LABEL
     head = ["row", *ms, *(f"{m}_published" for m in ms)]
     rows, disp = [], []
     for r in ms:
-        pubrow = pub.BARRIO_TABLE2[r]
+        pubrow = published[r]
         ours = [None if r == c else overview.wins[(r, c)] for c in ms]
-        theirs = [pubrow[pub.BARRIO_ORDER.index(c)] for c in ms]
+        theirs = [pubrow[order.index(c)] for c in ms]
         rows.append([r, *ours, *theirs])
         disp.append(
             (
@@ -434,25 +438,65 @@ def write_wins(view: StudyView, out: Path, overview) -> list[str]:
         )
     wins = {c: sum(overview.wins[(r, c)] for r in ms if r != c) for c in ms}
     losses = {r: sum(overview.wins[(r, c)] for c in ms if c != r) for r in ms}
-    pw = {c: sum(pub.BARRIO_TABLE2[r][pub.BARRIO_ORDER.index(c)] or 0 for r in ms) for c in ms}
-    pl = {
-        r: sum(x or 0 for i, x in enumerate(pub.BARRIO_TABLE2[r]) if pub.BARRIO_ORDER[i] in ms)
-        for r in ms
-    }
+    pw = {c: sum(published[r][order.index(c)] or 0 for r in ms) for c in ms}
+    pl = {r: sum(x or 0 for i, x in enumerate(published[r]) if order[i] in ms) for r in ms}
     disp.append(("wins", *(f"{wins[c]} / {pw[c]}" for c in ms)))
     disp.append(("losses", *(f"{losses[c]} / {pl[c]}" for c in ms)))
     table = tb.Table(
-        title=f"Significant wins over {len(overview.tasks)} tasks: ours / Barrio et al. Table 2",
+        title=title.format(tasks=len(overview.tasks)),
         columns=("row \\ column", *(lab[m] for m in ms)),
         align="l" + "r" * len(ms),
         rows=tuple(disp),
-        notes=(
-            "Cell (row R, column C): tasks on which C had a significantly lower expected "
-            "squared error than R (DELVE's paired t-test, p < 0.05): ours / published "
-            "(60 tasks).",
-        ),
+        notes=(note,),
     )
-    return _write_table(out, "tables/barrio-table2", table, head, rows)
+    return _write_table(out, stem, table, head, rows)
+
+
+def write_wins(view: StudyView, out: Path, overview) -> list[str]:
+    """Table 2: tasks on which the column method was significantly better (p < 0.05) than
+    the row method: ours / Barrio et al.'s."""
+    return _wins_table(
+        view,
+        out,
+        overview,
+        pub.BARRIO_ORDER,
+        pub.BARRIO_TABLE2,
+        "tables/barrio-table2",
+        "Significant wins over {tasks} tasks: ours / Barrio et al. Table 2",
+        "Cell (row R, column C): tasks on which C had a significantly lower expected "
+        "squared error than R (DELVE's paired t-test, p < 0.05): ours / published "
+        "(60 tasks).",
+    )
+
+
+def at_size(reports: list[PrototaskReport], size: int) -> list[PrototaskReport]:
+    """The reports restricted to the tasks with ``size`` training cases."""
+    return [replace(r, tasks=tuple(t for t in r.tasks if t.ref.size == size)) for r in reports]
+
+
+def write_hwang_wins(view: StudyView, out: Path, reports: list[PrototaskReport]) -> list[str]:
+    """Table 3: significant wins at n = 8192 (Barrio et al.'s part 2, the Hwang tasks):
+    ours / published. ``reports``: the main methods' reports of S."""
+    ov = make_overview(at_size(reports, pub.HWANG_SIZE), view.methods, "S")
+    if not ov.tasks:
+        return []
+    tests = sorted({t.design for t in ov.tasks})
+    return _wins_table(
+        view,
+        out,
+        ov,
+        pub.HWANG_ORDER,
+        pub.BARRIO_TABLE3,
+        "tables/barrio-table3",
+        f"Significant wins over {{tasks}} tasks with n = {pub.HWANG_SIZE}: ours / Barrio et "
+        "al. Table 3",
+        "Cell (row R, column C): tasks on which C had a significantly lower expected squared "
+        f"error than R (p < 0.05; {'; '.join(DESIGN_TESTS[d] for d in tests)}): ours / "
+        "published (10 tasks). A task with a single training set (16384 cases: one "
+        "training and one test set of 8192) is tested by the paired t-test over its test "
+        "cases, i.e. on the test-set averages as Barrio et al. did; it speaks of test-case "
+        "variation only.",
+    )
 
 
 def _basis_table(view, out, stem, title, published, value, note) -> list[str]:
@@ -523,6 +567,47 @@ def write_basis_steps(view: StudyView, out: Path) -> list[str]:
         basis_steps,
         "Mean over the 4 instances of info.adds + info.removes (rvm-1: info.iterations).",
     )
+
+
+def write_hwang_basis(view: StudyView, out: Path) -> list[str]:
+    """Table 5: mean #BF of the final models and mean added plus removed BFs (RVM:
+    re-estimation iterations) over the Hwang tasks with n = 8192: ours / published."""
+    tasks = [t for t in view.tasks() if t.ref.size == pub.HWANG_SIZE]
+    if not tasks:
+        return []
+    ms = [m for m in pub.HWANG_ORDER if m in view.methods]
+    head = ["method", "quantity", "mean", "tasks", "instances", "published"]
+    rows, disp = [], []
+    for what, value in (("n_basis", n_basis), ("steps", basis_steps)):
+        line = ["#BF" if what == "n_basis" else "#BFa/r"]
+        for m in ms:
+            per_task = []
+            n_inst = 0
+            for t in tasks:
+                vals = [v for x in view.metas(m, t) if (v := value(m, x)) is not None]
+                if vals:
+                    per_task.append(float(np.mean(vals)))
+                    n_inst += len(vals)
+            theirs = pub.BARRIO_TABLE5[what].get(m)
+            mean = float(np.mean(per_task)) if per_task else None
+            rows.append([m, what, mean, len(per_task), n_inst, theirs])
+            ours = "–" if mean is None else f"{mean:.4g}"
+            if len(per_task) < len(tasks):
+                ours += f" ({len(per_task)}/{len(tasks)} tasks)"
+            line.append(ours + ("" if theirs is None else f" / {theirs:g}"))
+        disp.append(tuple(line))
+    table = tb.Table(
+        title=f"Hwang tasks with n = {pub.HWANG_SIZE}: mean #BF and added plus removed BFs "
+        "(RVM: re-estimation iterations): ours / Barrio et al. Table 5",
+        columns=("", *(pub.BARRIO_LABEL[m] for m in ms)),
+        align="l" + "r" * len(ms),
+        rows=tuple(disp),
+        notes=(
+            "Mean over the tasks of info.n_basis (support vectors for svm-1) and of "
+            "info.adds + info.removes (rvm-1: info.iterations) in meta.json.",
+        ),
+    )
+    return _write_table(out, "tables/barrio-table5", table, head, rows)
 
 
 def display_order(names: Iterable[str]) -> list[str]:

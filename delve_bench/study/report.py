@@ -8,7 +8,7 @@ byte for byte with the committed one. Output: ``results/<study>/report/``:
 * ``index.html``, ``tables/`` and ``plots/`` of ``delve report --plot`` (per prototask
   DELVE diagrams and tables; summary, ranks, wins) for the main methods;
 * ``<dataset>-<prototask>/`` the same for prototasks with more losses (boston: S, A, L);
-* the study's displays (:mod:`.displays`) under ``tables/`` and ``figures/``;
+* the study's displays (:mod:`.displays`, :mod:`.scaling`) under ``tables/`` and ``figures/``;
 * ``RESULTS.md``: the summary table, links, and the claims of the papers beside what
   the results show (:mod:`.results_md`, :mod:`.claims`).
 """
@@ -30,6 +30,7 @@ from ..workspace import Workspace
 from . import displays as dp
 from .pack import pack, unpack
 from .results_md import write_results_md
+from .scaling import write_scaling
 from .spec import Study
 
 #: figures as PNG only: the committed results must stay small (an SVG diagram with its
@@ -104,6 +105,12 @@ def _generate(ws: Workspace, study: Study, out: Path) -> StudyReport:
             res.files += dp.write_basis_size(view, out)
         if "basis-steps" in d:
             res.files += dp.write_basis_steps(view, out)
+        if "hwang-wins" in d:
+            res.files += dp.write_hwang_wins(view, out, _only(reports, main))
+        if "hwang-basis" in d:
+            res.files += dp.write_hwang_basis(view, out)
+        if "scaling" in d:
+            res.files += write_scaling(view, out, study.display_args.get("scaling", ()))
         res.files.append(write_results_md(study, view, ov, out, res.files))
     res.files = sorted(set(res.files))
     return res

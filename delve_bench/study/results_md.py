@@ -29,7 +29,7 @@ def _summary(view: StudyView) -> list[str]:
 
 
 # per-prototask tables are linked from the diagrams' reports, not listed as displays
-_PER_PROTOTASK = ("kin-", "pumadyn-", "boston-", "bank-")
+_PER_PROTOTASK = ("kin-", "pumadyn-", "boston-", "bank-", "hwang-")
 
 # what each figure shows, by file stem (the thesis' numbering); a table's title is its
 # own first line
@@ -39,6 +39,7 @@ _FIGURE_TITLES = {
     "geometric-5-15": "Fig. 5.15: geometric average by linearity",
     "geometric-5-16": "Fig. 5.16: geometric average by family",
     "geometric-5-17": "Fig. 5.17: geometric average by noise",
+    "scaling": "Barrio et al. Figs. 3-4: training CPU time and #BF against n, fitted exponents",
 }
 
 

@@ -47,7 +47,12 @@ DISPLAYS = (
     "wins",  # Barrio et al. Table 2: significant wins per pair, beside the published
     "basis-size",  # Barrio et al. Table 4: mean number of basis functions at n = 1024
     "basis-steps",  # Barrio et al. Table 6: mean add/remove steps at n = 1024
+    "hwang-wins",  # Barrio et al. Table 3: significant wins at n = 8192, beside the published
+    "hwang-basis",  # Barrio et al. Table 5: mean #BF and add/remove steps at n = 8192
+    "scaling",  # Barrio et al. Figs. 3-4: training CPU time and #BF against n, log-log
 )
+#: displays that take a list of arguments (``{scaling: [kin-8nm, pumadyn-8nm]}``)
+DISPLAY_ARGS = ("scaling",)
 _TOP = {"description", "results", "defaults", "methods", "tasks", "losses", "displays", "claims"}
 CLAIMS = ("thesis", "barrio")
 _METHOD_KEYS = {
@@ -107,6 +112,8 @@ class Study:
     claims: tuple[str, ...] = ()  # whose published claims RESULTS.md checks
     #: budget mode and time scale of a method the study does not name (``defaults``)
     defaults: tuple[str, float] = ("work", 0.05)
+    #: display -> its arguments (``scaling``: prototask patterns, one panel each)
+    display_args: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def plan(self, method: str) -> MethodPlan:
         for p in self.methods:
@@ -266,17 +273,7 @@ def load_study(ws: Workspace, name: str) -> Study:
         if not isinstance(v, list) or not v or any(x not in ("S", "A", "L") for x in v):
             raise DelveError(f"{where}: losses.{k}: a list of S, A, L")
         losses[str(k)] = tuple(v)
-    displays = raw.get("displays") or ["diagrams"]
-    if not isinstance(displays, list):
-        raise DelveError(f"{where}: displays must be a list ({', '.join(DISPLAYS)})")
-    for d in displays:
-        if d not in DISPLAYS:
-            from ..errors import suggest
-
-            raise DelveError(
-                f"{where}: unknown display {d!r}{suggest(str(d), DISPLAYS)} "
-                f"(displays: {', '.join(DISPLAYS)})"
-            )
+    displays, display_args = _displays(where, raw.get("displays") or ["diagrams"])
     claims = raw.get("claims") or []
     if not isinstance(claims, list) or any(c not in CLAIMS for c in claims):
         raise DelveError(f"{where}: claims must be a list of {', '.join(CLAIMS)}")
@@ -291,7 +288,47 @@ def load_study(ws: Workspace, name: str) -> Study:
         methods=tuple(plans),
         task_names=tuple(tasks),
         losses=losses,
-        displays=tuple(displays),
+        displays=displays,
         claims=tuple(claims),
         defaults=(d_mode, d_scale),
+        display_args=display_args,
     )
+
+
+def _displays(where: str, raw) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
+    """The display names, and the arguments of those given as ``{name: [args]}``."""
+    from ..errors import suggest
+
+    if not isinstance(raw, list):
+        raise DelveError(f"{where}: displays must be a list ({', '.join(DISPLAYS)})")
+    names: list[str] = []
+    args: dict[str, tuple[str, ...]] = {}
+    for d in raw:
+        given: list = []
+        if isinstance(d, dict):
+            if len(d) != 1:
+                raise DelveError(
+                    f"{where}: a display with arguments is {{name: [args]}}, not {d!r}"
+                )
+            d, given = next(iter(d.items()))
+            if d not in DISPLAY_ARGS:
+                raise DelveError(
+                    f"{where}: display {d!r} takes no arguments (only {', '.join(DISPLAY_ARGS)})"
+                )
+            if (
+                not isinstance(given, list)
+                or not given
+                or not all(isinstance(a, str) and a for a in given)
+            ):
+                raise DelveError(f"{where}: displays.{d}: a list of prototask patterns")
+        if d not in DISPLAYS:
+            raise DelveError(
+                f"{where}: unknown display {d!r}{suggest(str(d), DISPLAYS)} "
+                f"(displays: {', '.join(DISPLAYS)})"
+            )
+        if d in names:
+            raise DelveError(f"{where}: display {d!r} is listed twice")
+        names.append(d)
+        if given:
+            args[d] = tuple(given)
+    return tuple(names), args
