@@ -136,8 +136,7 @@ def read_losses(path: str | Path) -> pd.DataFrame:
         or not all(pd.api.types.is_numeric_dtype(df[c]) for c in cols[1:])
     ):
         raise DelveError(
-            f"{path}: its columns must be task, instance, case and one or more of S, A, L "
-            "(numbers)"
+            f"{path}: its columns must be task, instance, case and one or more of S, A, L (numbers)"
         )
     for c in LOSSES:
         if c not in df:
