@@ -5,12 +5,11 @@ Inside the training set only:
 1. the n training cases are split once into k folds (a seeded permutation cut into k
    parts whose sizes differ by at most one);
 2. configurations 0, 1, 2, ... of the seeded search sequence (:mod:`.space`) are evaluated
-   in turn: on each fold the learner is trained on the other k - 1 folds and its
-   validation MSE recorded after every boosting round, stopping ``patience`` rounds after
-   that fold's best round (or at ``max_rounds``); the cross-validation curve is the
-   case-weighted mean of the k curves over the rounds every fold reached (the pooled MSE
-   of the n held-out predictions), and the configuration's score is its minimum, at its
-   number of rounds;
+   in turn: on each fold the learner is trained on the other k - 1 folds, its validation
+   MSE recorded after every boosting round, and stopped ``patience`` rounds after that
+   fold's best round (or at ``max_rounds``); the configuration's score is the MSE of the
+   n held-out predictions pooled, each fold's at its best round, and its number of rounds
+   the mean of the folds' best rounds, rounded;
 3. the search stops at the budget: in ``work`` mode after ``budget.work`` configurations
    (bit-reproducible); in ``cpu`` mode when another configuration, at the mean CPU cost
    of those done, would pass 90 % of the CPU budget (the rest is for the refit);
@@ -66,27 +65,34 @@ def kfold(n: int, k: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
     return out
 
 
-def cv_curve(curves: list[np.ndarray], sizes: list[int]) -> np.ndarray:
-    """The cross-validation MSE after each round, over the rounds every fold reached.
+def cv_score(curves: list[np.ndarray], sizes: list[int]) -> tuple[float, int]:
+    """A configuration's cross-validation score and number of rounds.
+
+    Each fold's curve is cut at its own best round (its first minimum), as early stopping
+    cuts it: a fold whose validation loss rises from the first round does not cut the
+    others short.
 
     Parameters
     ----------
     curves : list of ndarray of shape (rounds_f,)
         Each fold's validation MSE after each round.
     sizes : list of int
-        Each fold's number of validation cases (the weights: the result is the MSE of
-        all held-out predictions pooled).
+        Each fold's number of validation cases.
 
     Returns
     -------
-    ndarray of shape (min_f rounds_f,)
+    score : float
+        The pooled MSE of all held-out predictions, each fold's at its best round (the
+        case-weighted mean of the folds' minima).
+    rounds : int
+        The mean of the folds' best rounds (1-based), rounded to the nearest, at least 1.
     """
-    r = min(len(c) for c in curves)
-    if r == 0:
+    if any(len(c) == 0 for c in curves):
         raise ValueError("a fold recorded no validation loss")
-    stacked = np.stack([np.asarray(c[:r], dtype=float) for c in curves])
+    best = np.array([int(np.argmin(c)) for c in curves])
+    minima = np.array([float(c[b]) for c, b in zip(curves, best, strict=True)])
     w = np.asarray(sizes, dtype=float)
-    return (w @ stacked) / w.sum()
+    return float(w @ minima / w.sum()), max(1, int(np.floor(np.mean(best + 1) + 0.5)))
 
 
 def search_done(budget: Budget, done: int, total: float) -> bool:
@@ -188,6 +194,11 @@ class TunedMethod(Method):
     def predict_model(self, model: Any, X: np.ndarray) -> np.ndarray:
         """The model's predictions for X (t, m), shape (t,)."""
 
+    def load(self) -> None:
+        """Import the library's modules (and so its OpenMP runtime) before the fit limits
+        them to one thread."""
+        self.library_version()
+
     @abstractmethod
     def library_version(self) -> str:
         """``"library version"`` for meta.json."""
@@ -204,6 +215,7 @@ class TunedMethod(Method):
         splits = kfold(len(y), self.folds, fold_seed)
         sizes = [len(v) for _, v in splits]
         trials: list[Trial] = []
+        self.load()  # before the limit: threadpoolctl limits only the libraries loaded
         with threadpool_limits(1):  # one thread: BLAS and OpenMP alike
             while True:
                 cpu0 = time.process_time()
@@ -212,11 +224,8 @@ class TunedMethod(Method):
                 curves = [
                     self.curve(params, X[tr], y[tr], X[va], y[va], model_seed) for tr, va in splits
                 ]
-                mse = cv_curve(curves, sizes)
-                best = int(np.argmin(mse))  # the first minimum: fewer rounds on a tie
-                trials.append(
-                    Trial(len(trials), cfg, best + 1, float(mse[best]), time.process_time() - cpu0)
-                )
+                score, rounds = cv_score(curves, sizes)
+                trials.append(Trial(len(trials), cfg, rounds, score, time.process_time() - cpu0))
                 ctx.progress(min(1.0, budget.fraction(len(trials))))
                 if search_done(budget, len(trials), total):
                     break

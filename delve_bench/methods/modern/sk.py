@@ -17,6 +17,9 @@ class _SklearnTuned(TunedMethod):
     def predict_model(self, model, X) -> np.ndarray:
         return model.predict(X)
 
+    def load(self) -> None:
+        import sklearn.ensemble  # noqa: F401  (its OpenMP runtime, for the thread limit)
+
     def library_version(self) -> str:
         import sklearn
 
