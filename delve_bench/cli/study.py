@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import click
 
@@ -211,6 +212,53 @@ def study_report(ctx: click.Context, name, check) -> None:
     for w in res.warnings:
         click.echo(f"warning: {w}", err=True)
     click.echo(f"{len(res.files)} files in {res.out}; open {res.out / 'RESULTS.md'}")
+
+
+@study.command(
+    "leaderboard",
+    epilog=examples(
+        "delve study leaderboard thesis modern",
+        "delve study leaderboard thesis modern --check",
+    ),
+)
+@click.argument("names", nargs=-1, required=True)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Folder of the leaderboard, relative to the workspace (default results/leaderboard).",
+)
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Regenerate into a temporary folder and compare with the committed leaderboard.",
+)
+@click.pass_context
+def study_leaderboard(ctx: click.Context, names, out, check) -> None:
+    """Every method of studies NAMES on the tasks they all share, from their committed
+    results: per-task paired tests, wins and losses after Holm's correction, average ranks
+    with the critical-difference diagram, geometric averages by family, inputs, noise and
+    size."""
+    from ..study.leaderboard import DEFAULT_OUT, check_leaderboard, write_leaderboard
+
+    ws = _ws(ctx)
+    studies = [_load(ctx, n) for n in dict.fromkeys(names)]
+    out = out or DEFAULT_OUT
+    if check:
+        diff = check_leaderboard(ws, studies, out)
+        if diff:
+            for d in diff:
+                click.echo(f"differs: {d}", err=True)
+            raise DelveError(
+                f"{len(diff)} leaderboard files differ from what the committed results give; "
+                f"run `delve study leaderboard {' '.join(names)}`",
+            )
+        click.echo(f"leaderboard of {', '.join(names)}: every file is byte-identical")
+        return
+    res = write_leaderboard(ws, studies, out)
+    for w in res.warnings:
+        click.echo(f"warning: {w}", err=True)
+    click.echo(f"{len(res.files)} files in {res.out}; open {res.out / 'index.html'}")
 
 
 @study.command(

@@ -19,6 +19,7 @@ import filecmp
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -155,9 +156,21 @@ def write_study_report(ws: Workspace, study: Study, pack_first: bool = True) -> 
                 study.method_refs(ws, p),
                 study.losses_for,
             )
-    out = report_dir(ws, study)
+    return write_tree(report_dir(ws, study), lambda tmp: _generate(ws, study, tmp))
+
+
+def check_study_report(ws: Workspace, study: Study) -> list[str]:
+    """Regenerate the report from the committed results into a temporary folder and
+    compare: the files that differ, are missing or are extra (empty: identical)."""
+    return check_tree(report_dir(ws, study), lambda tmp: _generate(ws, study, tmp))
+
+
+def write_tree(out: Path, generate: Callable[[Path], StudyReport]) -> StudyReport:
+    """Make a report with ``generate(folder)`` in a temporary folder and bring ``out`` to
+    it: changed files are copied, files no longer made removed (unchanged ones keep
+    their timestamps)."""
     with tempfile.TemporaryDirectory(prefix="delve-study-report-") as tmp:
-        res = _generate(ws, study, Path(tmp))
+        res = generate(Path(tmp))
         made = _tree(Path(tmp))
         out.mkdir(parents=True, exist_ok=True)
         for rel in sorted(made):
@@ -172,12 +185,11 @@ def write_study_report(ws: Workspace, study: Study, pack_first: bool = True) -> 
     return res
 
 
-def check_study_report(ws: Workspace, study: Study) -> list[str]:
-    """Regenerate the report from the committed results into a temporary folder and
-    compare: the files that differ, are missing or are extra (empty: identical)."""
-    out = report_dir(ws, study)
+def check_tree(out: Path, generate: Callable[[Path], StudyReport]) -> list[str]:
+    """Make a report with ``generate(folder)`` in a temporary folder and compare it with
+    ``out``: the files that differ, are missing or are extra (empty: identical)."""
     with tempfile.TemporaryDirectory(prefix="delve-study-check-") as tmp:
-        _generate(ws, study, Path(tmp))
+        generate(Path(tmp))
         made, have = _tree(Path(tmp)), _tree(out) if out.is_dir() else set()
         diff = [
             f"{rel} (differs)"

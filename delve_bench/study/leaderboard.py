@@ -1,0 +1,81 @@
+"""``delve study leaderboard``: every method of several studies on the tasks they share.
+
+The studies' committed results are unpacked into one temporary result store (a method in
+more than one study is taken from the first that has it) and read by the code of
+``delve study report``: the DELVE diagrams and tables per prototask with each task's
+paired tests, the summary, average ranks with the critical-difference diagram and the
+wins and losses after Holm's correction (:mod:`delve_bench.report.rankings`), and the
+geometric averages of standardised S by family, input dimension, noise level and
+training-set size (the thesis' Figs. 5.14-5.17, :func:`.displays.write_geometric`). Like
+a study's report it is a function of what is committed, so ``--check`` regenerates it and
+compares byte for byte. Output: ``results/leaderboard/`` (``--out``).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from ..errors import DelveError
+from ..report import write_report
+from ..report.collect import collect, method_order
+from ..tasks.names import TaskRef
+from ..workspace import Workspace
+from . import displays as dp
+from .pack import unpack
+from .report import FORMATS, StudyReport, check_tree, write_tree
+from .spec import Study
+
+#: where the leaderboard goes unless ``--out`` says otherwise
+DEFAULT_OUT = Path("results/leaderboard")
+
+
+def shared_refs(ws: Workspace, studies: list[Study]) -> list[TaskRef]:
+    """The tasks every study has, in the first study's order."""
+    by_study = [{r.full_name: r for r in st.refs(ws)} for st in studies]
+    common = set(by_study[0]).intersection(*by_study[1:])
+    return [r for name, r in by_study[0].items() if name in common]
+
+
+def leaderboard_methods(studies: list[Study]) -> list[str]:
+    """The studies' main methods, each once, in the report's order."""
+    return method_order(dict.fromkeys(m for st in studies for m in st.method_names))
+
+
+def _generate(ws: Workspace, studies: list[Study], out: Path) -> StudyReport:
+    if len(studies) < 2:
+        raise DelveError("a leaderboard needs at least two studies")
+    refs = shared_refs(ws, studies)
+    names = ", ".join(st.name for st in studies)
+    if not refs:
+        raise DelveError(f"studies {names} share no task")
+    res = StudyReport(out)
+    with tempfile.TemporaryDirectory(prefix="delve-leaderboard-") as tmp:
+        store = Path(tmp) / "results"
+        for st in studies:
+            if not unpack(ws.root / st.results, store, st.method_names, refs, only_missing=True):
+                raise DelveError(
+                    f"study {st.name} has no committed results on the shared tasks in "
+                    f"{st.results}; run `delve study run {st.name}` first"
+                )
+        vws = Workspace(ws.root, store)
+        methods = leaderboard_methods(studies)
+        tasks = [r.full_name for r in refs]
+        rep = write_report(vws, tasks, methods, ("S",), out, True, FORMATS)
+        res.files += [rep.index, *rep.tables, *rep.plots]
+        res.warnings += rep.warnings
+        reports = collect(vws, refs, methods, "S", res.warnings)
+        res.files += dp.write_geometric(dp.StudyView(ws=vws, reports=reports, methods=methods), out)
+    res.files = sorted(set(res.files))
+    return res
+
+
+def write_leaderboard(ws: Workspace, studies: list[Study], out: Path) -> StudyReport:
+    """Regenerate the leaderboard of ``studies`` in ``out`` (relative: to the workspace)."""
+    return write_tree(ws.root / out, lambda tmp: _generate(ws, studies, tmp))
+
+
+def check_leaderboard(ws: Workspace, studies: list[Study], out: Path) -> list[str]:
+    """Regenerate into a temporary folder and compare with ``out``: the files that
+    differ, are missing or are extra (empty: byte-identical)."""
+    return check_tree(ws.root / out, lambda tmp: _generate(ws, studies, tmp))
