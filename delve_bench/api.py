@@ -7,8 +7,8 @@ notebooks (docs/api.md). The command is a thin layer over these functions.
 
     ws = Workspace("~/study")                     # or root=... on every function
     ws.run(["lin-1", "knn-cv-1"], "kin-8nm/std.64", budget_mode="work")
-    ws.run("hgb-1", study="thesis")               # a study's tasks and budget settings
-    ws.with_study("thesis").report(methods=["hgb-1", "gp-mc-1", "lin-1"], plot=True)
+    ws.run("my-hgb-1", study="thesis")               # a study's tasks and budget settings
+    ws.with_study("thesis").report(methods=["my-hgb-1", "gp-mc-1", "lin-1"], plot=True)
     df = ws.losses("lin-1", "kin-8nm/std.64")     # per-case S, A, L: 4096 rows
     ws.results()                                  # expected losses and SEs, every method x task
     c = ws.compare("knn-cv-1", "lin-1", "kin-8nm/std.64")

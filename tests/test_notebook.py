@@ -60,7 +60,7 @@ def test_the_readme_notebook_runs_in_a_kernel(tmp_path, monkeypatch):
     assert "data:image/png;base64," in files["text/html"]
     # the user's method only: the study's were read from its committed files
     assert sorted(p.name for p in (root / "results").iterdir() if p.is_dir()) == [
-        "hgb-1",
+        "my-hgb-1",
         "plots",
         "tables",
     ]

@@ -56,7 +56,7 @@ def stats(ctx: click.Context, method, task_names, loss, output) -> None:
         "delve compare knn-cv-1 lin-1 kin-8nm/std.64",
         "delve compare knn-cv-1 lin-1 kin-8nm/std.256 --bayes --plot",
         "delve compare knn-cv-1 lin-1 --json          # every task both have finished",
-        "delve compare hgb-1 gp-map-1 kin-8nm --with thesis    # one row per task",
+        "delve compare my-hgb-1 gp-map-1 kin-8nm --with thesis    # one row per task",
         "delve compare sk-knn logistic-1 banana/ida/std.400 -l Z    # classification",
     )
 )
@@ -166,7 +166,7 @@ def compare(
         "delve report --plot                                  # everything, S loss",
         "delve report kin-8nm boston --methods lin-1,knn-cv-1 -l S -l L --plot",
         "delve report --out site/ && git diff --exit-code site/",
-        "delve report --with thesis --methods hgb-1,gp-mc-1,lin-1 --plot --out mine/",
+        "delve report --with thesis --methods my-hgb-1,gp-mc-1,lin-1 --plot --out mine/",
     )
 )
 @click.argument("prototasks", nargs=-1, metavar="[PROTOTASK]...", shell_complete=complete_tasks)

@@ -97,7 +97,7 @@ def _memory_limit(text: str | None, concurrent: int) -> int | None:
         "delve run lin-1 knn-cv-1 kin-8nm/std.64            # 8 instances each",
         "delve run gp-mc-1 'kin-8*/std.256' --dry-run       # plan and time estimate only",
         "delve run mlp-ese-1 boston --budget-mode work --jobs 2 --instances 0-3",
-        "delve run hgb-1 --study thesis --tasks kin-8nm -n   # a study's tasks and budgets",
+        "delve run my-hgb-1 --study thesis --tasks kin-8nm -n   # a study's tasks and budgets",
     )
 )
 @click.argument(

@@ -97,7 +97,7 @@ def test_a_new_method_beside_a_study_after_a_plain_pip_install(tmp_path):
 
     work = tmp_path / "empty"
     (work / "methods").mkdir(parents=True)
-    (work / "methods" / "hgb-1.yaml").write_text(YAML)
+    (work / "methods" / "my-hgb-1.yaml").write_text(YAML)
     assert len(YAML.splitlines()) == 3
     delve = str(venv / "bin" / "delve")
 
@@ -108,17 +108,17 @@ def test_a_new_method_beside_a_study_after_a_plain_pip_install(tmp_path):
         assert r.returncode == 0, f"delve {' '.join(args)}: {r.stderr[-2000:]}"
         return r
 
-    run("run", "hgb-1", "--study", STUDY, "-q")
+    run("run", "my-hgb-1", "--study", STUDY, "-q")
     r = run(
-        "report", "--with", STUDY, "--methods", ",".join(("hgb-1", *METHODS)), "--plot",
+        "report", "--with", STUDY, "--methods", ",".join(("my-hgb-1", *METHODS)), "--plot",
         "--out", "beside",
     )  # fmt: skip
     assert r.stdout.endswith("open beside/index.html\n"), r.stdout
     # only the new method ran: the study's methods were read from the installed package
-    assert sorted(p.name for p in (work / "results").iterdir()) == ["hgb-1"]
+    assert sorted(p.name for p in (work / "results").iterdir()) == ["my-hgb-1"]
     summary = (work / "beside" / "tables" / "summary-S.md").read_text()
     head = next(x for x in summary.splitlines() if x.startswith("| task |"))
-    assert all(m in head for m in ("hgb-1", *METHODS))
+    assert all(m in head for m in ("my-hgb-1", *METHODS))
     rows = [x for x in summary.splitlines() if x.startswith("| kin-8nm/dist/std.")]
     assert len(rows) == 2 and all(x.count("±") == 3 for x in rows), rows
     assert (work / "beside" / "plots" / "kin-8nm-dist-S.png").is_file()
