@@ -44,6 +44,15 @@ def format_check(res) -> str:
         verdict = r.status
         if r.status == "missing":
             verdict += f" ({r.why})"
+        elif r.spec_change:
+            fields = ", ".join(r.spec_change)
+            how = f"; {r.comparison}" if r.comparison else (f"; {r.why}" if r.why else "")
+            label = "accepted changed spec" if r.accepted else "changed spec"
+            verdict = f"{label} (field {fields}{how})"
+            if r.accepted and r.comparison:
+                verdict = f"{r.status} ({label}: {fields})"
+        elif r.status == "new":
+            verdict += f" ({r.why})"
         rows.append(
             (
                 r.method,
@@ -62,10 +71,16 @@ def format_check(res) -> str:
     lines += table((*head, "Holm p", "verdict"), rows, "lllrrrrrrl").splitlines()
     counts = {
         s: sum(r.status == s for r in res.rows)
-        for s in ("unchanged", "changed", "better", "worse", "missing")
+        for s in ("unchanged", "changed", "better", "worse", "missing", "changed spec", "new")
     }
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
     lines += ["", ("FAILED: " if res.failed else "ok: ") + summary]
+    if res.changed_spec:
+        names = " ".join(sorted({r.method for r in res.changed_spec}))
+        lines.append(
+            f"changed spec since the baseline: {names}; if intended, rerun with "
+            + " ".join(f"--accept-changed {m}" for m in names.split())
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -80,8 +95,16 @@ def format_check(res) -> str:
     help="Loss to check; repeat for several (each on the tasks that have it).  [default: S and Z]",
 )
 @click.option(
+    "--accept-changed",
+    "accept_changed",
+    multiple=True,
+    metavar="METHOD",
+    help="A method whose spec (version, params, budget) changed on purpose since the "
+    "baseline: judge it on its losses alone. Repeat for several.",
+)
+@click.option(
     "--margin",
-    type=click.FloatRange(min=0),
+    type=float,
     default=0.01,
     show_default=True,
     help="Tolerated worsening: a fraction of the baseline's expected loss (S, A, Z, Q) or nats (L).",
@@ -89,19 +112,21 @@ def format_check(res) -> str:
 @alpha_option(0.05)
 @json_output
 @click.pass_context
-def check(ctx: click.Context, baseline, names, loss, margin, alpha, output) -> None:
+def check(ctx: click.Context, baseline, names, loss, margin, alpha, output, accept_changed) -> None:
     """Compare the workspace's results with those in BASELINE_ROOT (a workspace or its
     results/ directory) task by task, with the design's paired test of current -
-    baseline. Exits 1 only when a method got significantly worse (by more than the
-    margin, Holm-adjusted p < alpha) or baseline results are missing; a table says what
+    baseline. Exits 1 when a method got significantly worse (by more than the
+    margin, Holm-adjusted p < alpha), baseline results are missing, or a method's spec
+    changed since the baseline and is not accepted (--accept-changed); a table says what
     changed. METHODs and TASKs restrict the check (default: everything in the baseline)."""
     from ..methods.registry import method_names
     from ..report.collect import result_methods
-    from ..stats.gate import baseline_tree
+    from ..stats.gate import baseline_tree, check_margin
     from ..stats.gate import check as run_check
     from ..tasks import resolve_tasks
 
     ws = _ws(ctx)
+    margin = check_margin(margin)
     base = baseline_tree(ws, baseline)
     known = set(result_methods(base)) | set(result_methods(ws))
     try:
@@ -111,7 +136,16 @@ def check(ctx: click.Context, baseline, names, loss, margin, alpha, output) -> N
     methods = [n for n in names if n in known]
     tasks = [n for n in names if n not in known]
     refs = resolve_tasks(ws, tasks) if tasks else None
-    res = run_check(ws, baseline, methods or None, refs, tuple(loss) or ("S", "Z"), alpha, margin)
+    res = run_check(
+        ws,
+        baseline,
+        methods or None,
+        refs,
+        tuple(loss) or ("S", "Z"),
+        alpha,
+        margin,
+        tuple(accept_changed),
+    )
     emit("check", [res], output, lambda rs: format_check(rs[0]), one=True)
     if res.failed:
         ctx.exit(1)
