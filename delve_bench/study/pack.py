@@ -19,6 +19,12 @@ byte-identically anywhere. Each meta line keeps the sha256 of the full-precision
 and have no loss rows. A few bulky info fields no display reads are left out of the meta
 lines (:data:`NOT_COMMITTED_INFO`).
 
+Each meta line of an instance with loss rows also records ``packed_losses_sha256``: the
+sha256 of the losses.csv that its committed (float32) rows make (:func:`packed_rows_sha`,
+the very file :func:`unpack` writes). ``delve study verify`` checks every committed
+instance against it before anything else, so an edited committed value is found whether or
+not the report was regenerated from it.
+
 :func:`unpack` writes packed results back in the ordinary layout (losses.csv from the
 packed values, meta.json with ``packed: true`` and the sha256 of that file; no
 predictions), so every command (stats, compare, report, status) reads them.
@@ -42,6 +48,8 @@ from ..run.store import csv_bytes, instance_state, read_meta, sha256_bytes
 from ..tasks.names import TaskRef
 
 LOSS_COLUMNS = ["task", "instance", "case", "S", "A", "L"]
+#: the meta-line field holding the sha256 of an instance's committed loss rows
+PACKED_SHA = "packed_losses_sha256"
 
 
 def _xz(data: bytes) -> bytes:
@@ -118,9 +126,35 @@ def _float32(col: pd.Series) -> np.ndarray:
     return col.to_numpy(dtype=float).astype(np.float32)
 
 
+def packed_csv(rows: pd.DataFrame) -> bytes:
+    """The losses.csv of one instance's committed rows (columns case, S, A, L; the losses
+    rounded to float32 as committed, written as the float64 holding them)."""
+    frame = pd.DataFrame(
+        {
+            "case": rows["case"].to_numpy(dtype=np.int64),
+            **{c: _float32(rows[c]).astype(np.float64) for c in ("S", "A", "L")},
+        }
+    )
+    return csv_bytes(frame)
+
+
+def packed_rows_sha(rows: pd.DataFrame) -> str:
+    """sha256 of :func:`packed_csv` of ``rows``: what a meta line records as
+    :data:`PACKED_SHA` and what verify recomputes from the committed Parquet file."""
+    return sha256_bytes(packed_csv(rows))
+
+
 def _encode(p: Packed, dataset: str, prototask: str) -> tuple[bytes, bytes]:
     keys = sorted(p.metas)
-    lines = [json.dumps(p.metas[k], sort_keys=True) for k in keys]
+    lines = [
+        json.dumps(
+            {**p.metas[k], PACKED_SHA: packed_rows_sha(p.losses[k])}
+            if k in p.losses
+            else {m: v for m, v in p.metas[k].items() if m != PACKED_SHA},
+            sort_keys=True,
+        )
+        for k in keys
+    ]
     frames = []
     for k in keys:
         if k not in p.losses:
@@ -225,7 +259,8 @@ def pack(study_dir: Path, methods: Iterable[str], refs: Iterable[TaskRef]) -> li
                 continue
             old = read_packed(study_dir, m, ds, pt)
             for k, meta in fresh.metas.items():
-                if old.metas.get(k) == meta and k in old.losses:
+                packed = {f: v for f, v in old.metas.get(k, {}).items() if f != PACKED_SHA}
+                if packed == meta and k in old.losses:
                     continue  # packed already; keep its rows
                 old.metas[k] = meta
                 old.losses.pop(k, None)
@@ -260,7 +295,7 @@ def unpack(
                     continue
                 meta = dict(meta)
                 if (size, inst) in p.losses:
-                    data = csv_bytes(p.losses[(size, inst)])
+                    data = packed_csv(p.losses[(size, inst)])
                     meta["losses_sha256_full_precision"] = meta.get("losses_sha256")
                     meta["losses_sha256"] = sha256_bytes(data)
                     write_file(d / "losses.csv", data)
