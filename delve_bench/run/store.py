@@ -21,7 +21,9 @@ import io
 import json
 import os
 import socket
+import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -185,61 +187,171 @@ def lock_path(d: Path) -> Path:
     return d.parent / f".{d.name}.lock"
 
 
+#: seconds a lock stays valid without a refresh from its holder (``DELVE_LOCK_LEASE``)
+LEASE_SECONDS = 300.0
+
+
+def lease_seconds() -> float:
+    """The lease a new lock gets: ``DELVE_LOCK_LEASE`` seconds (a finite number > 0), else
+    :data:`LEASE_SECONDS`."""
+    raw = os.environ.get("DELVE_LOCK_LEASE")
+    try:
+        v = float(raw) if raw else LEASE_SECONDS
+    except ValueError:
+        raise DelveError(f"DELVE_LOCK_LEASE={raw!r}: not a number of seconds") from None
+    if not (v > 0 and v < float("inf")):
+        raise DelveError(f"DELVE_LOCK_LEASE={raw!r}: must be a finite number of seconds > 0")
+    return v
+
+
+@dataclass(frozen=True)
+class LockInfo:
+    """What a lock file says about its holder, and whether it still holds.
+
+    ``age``: seconds since the holder last refreshed the lease (the file's mtime);
+    ``alive``: True or False where the holder runs on this host (its pid checked), None on
+    another host; ``expired``: the lease ran out (``age`` > ``lease``)."""
+
+    host: str
+    pid: int | None
+    age: float
+    lease: float
+    alive: bool | None
+
+    @property
+    def expired(self) -> bool:
+        return self.age > self.lease
+
+    @property
+    def held(self) -> bool:
+        """The lock still keeps other runs out: its holder runs here, or (another host) its
+        lease has not expired."""
+        return bool(self.alive) if self.alive is not None else not self.expired
+
+    def describe(self) -> str:
+        who = f"{self.host} pid {self.pid if self.pid is not None else '?'}"
+        if self.alive is False:
+            return f"{who} (gone; refreshed {self.age:.0f} s ago)"
+        state = "expired" if self.expired else "held"
+        return f"{state} by {who}, refreshed {self.age:.0f} s ago (lease {self.lease:g} s)"
+
+
+def read_lock(path: Path) -> LockInfo | None:
+    """The lock file at ``path`` (None when there is none). A file being written right now
+    or left half-written reads as held by an unknown holder until its lease expires."""
+    try:
+        st = path.stat()
+        text = path.read_text(errors="replace")
+    except FileNotFoundError:
+        return None
+    except OSError:
+        text = ""
+        st = None  # type: ignore[assignment]
+    age = max(0.0, time.time() - st.st_mtime) if st is not None else 0.0
+    parts = text.split()
+    lease = LEASE_SECONDS
+    if len(parts) >= 4:
+        try:
+            lease = float(parts[3])
+        except ValueError:
+            pass
+    if len(parts) < 3 or not parts[1].isdigit():
+        # unreadable: trust it for a short while (its writer may be writing it now)
+        return LockInfo(host="?", pid=None, age=age, lease=min(lease, 10.0), alive=None)
+    host, pid, start = parts[0], int(parts[1]), parts[2]
+    alive = None
+    if host == socket.gethostname():
+        now = _proc_start(pid)
+        alive = not (now is None or (start != "-" and now != "" and now != start))
+    return LockInfo(host=host, pid=pid, age=age, lease=lease, alive=alive)
+
+
 class InstanceLock:
-    """An exclusive lock file for one instance. It names the holder (host, pid, process start
-    time); a lock whose holder is dead, a zombie, or a reused pid is taken over."""
+    """An exclusive lock file for one instance, with a lease.
+
+    The file names the holder (host, pid, process start time, lease seconds). While it is
+    held, a thread of the holder refreshes the lease (touches the file) every sixth of the
+    lease. It is taken over when its holder on this host is dead, a zombie or a reused
+    pid, or -- from any host, e.g. a crashed node of a shared file system -- when the lease
+    has not been refreshed for longer than the lease: that takeover is said on stderr."""
 
     def __init__(self, d: Path):
         self.path = lock_path(d)
         self.held = False
+        self.took_over: str | None = None  # whose expired lock this one replaced
+        self._stop: threading.Event | None = None
 
     def acquire(self) -> bool:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         pid = os.getpid()
-        me = f"{socket.gethostname()} {pid} {_proc_start(pid) or '-'}"
+        lease = lease_seconds()
+        me = f"{socket.gethostname()} {pid} {_proc_start(pid) or '-'} {lease:g}"
         for _ in range(2):
             try:
                 fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
             except FileExistsError:
-                if self._stale():
-                    try:
-                        os.unlink(self.path)
-                    except FileNotFoundError:
-                        pass
-                    continue
-                return False
+                info = read_lock(self.path)
+                if info is not None and info.held:
+                    return False
+                if info is not None and info.alive is None and info.host != "?":
+                    self.took_over = info.describe()
+                    print(
+                        f"delve: taking over the lock {self.path}: {self.took_over}",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+                try:
+                    os.unlink(self.path)
+                except FileNotFoundError:
+                    pass
+                continue
             with os.fdopen(fd, "w") as f:
                 f.write(me)
             self.held = True
+            self._start_refresh(lease)
             return True
         return False
 
-    def holder_gone(self) -> bool:
-        """True when the lock's holder (on this host) no longer runs."""
-        return self._stale()
+    def _start_refresh(self, lease: float) -> None:
+        stop = self._stop = threading.Event()
+        path = self.path
 
-    def _stale(self) -> bool:
-        try:
-            host, pid, start = self.path.read_text().split()
-        except FileNotFoundError:
-            return True
-        except (OSError, ValueError):  # being written right now, or its writer died mid-write
-            try:
-                return time.time() - self.path.stat().st_mtime > 10
-            except FileNotFoundError:
-                return True
-        if host != socket.gethostname():
-            return False
-        now = _proc_start(int(pid))
-        return now is None or (start != "-" and now != "" and now != start)
+        def refresh() -> None:
+            while not stop.wait(lease / 6):
+                try:
+                    os.utime(path)
+                except OSError:  # gone (taken over, or the directory removed): nothing to keep
+                    return
+
+        threading.Thread(target=refresh, name="delve-lock-lease", daemon=True).start()
+
+    def holder_gone(self) -> bool:
+        """True when the lock no longer keeps other runs out (its holder on this host is
+        gone, or its lease expired)."""
+        info = read_lock(self.path)
+        return info is None or not info.held
 
     def release(self) -> None:
+        if self._stop is not None:
+            self._stop.set()
+            self._stop = None
         if self.held:
             try:
                 os.unlink(self.path)
             except FileNotFoundError:
                 pass
             self.held = False
+
+
+def task_locks(ws: Workspace, method: str, ref: TaskRef) -> dict[int, LockInfo]:
+    """The lock files of ``method``'s instances on a task: instance -> holder."""
+    base = ws.results / method / ref.dataset / ref.prototask / ref.name
+    out = {}
+    for p in base.glob(".*.lock"):
+        idx = p.name[1 : -len(".lock")]
+        if idx.isdigit() and (info := read_lock(p)) is not None:
+            out[int(idx)] = info
+    return out
 
 
 @dataclass(frozen=True)
