@@ -68,35 +68,62 @@ def _exchange(a: Path, b: Path) -> bool:
     return f(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0
 
 
-def commit(stage: Path, d: Path) -> None:
-    """Make the complete staging directory ``stage`` the instance directory ``d``,
-    replacing an earlier result in one step."""
+class StorageError(OSError):
+    """The result store could not be written or read (a full disk, a read-only or vanished
+    directory): a failure of the machine, not of the method, never recorded as one."""
+
+
+class storage:  # noqa: N801 - a context manager used as ``with storage():``
+    """Turn an OSError of the store's own file operations into a :class:`StorageError`."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind, e, tb) -> bool:
+        if isinstance(e, OSError) and not isinstance(e, StorageError):
+            raise StorageError(e.errno, e.strerror or str(e), e.filename) from e
+        return False
+
+
+def remove_tree(p: Path) -> None:
+    """Remove directory ``p``; a symbolic link in its place is unlinked, never followed
+    (a link would make rmtree fail and so wedge every later run of the instance)."""
     import shutil
 
-    if not d.exists():
-        os.rename(stage, d)
-    elif _exchange(stage, d):
-        shutil.rmtree(stage)  # now holds the earlier result
-    else:  # two renames; recover() undoes the first if a kill falls between them
-        old = _old_dir(d)
-        os.rename(d, old)
-        os.rename(stage, d)
-        shutil.rmtree(old)
+    if p.is_symlink():
+        p.unlink()
+    elif p.exists():
+        shutil.rmtree(p)
+
+
+def commit(stage: Path, d: Path) -> None:
+    """Make the complete staging directory ``stage`` the instance directory ``d``,
+    replacing an earlier result in one step. An instance directory that is a symbolic link
+    is replaced by the real directory (the link's target is left alone)."""
+    with storage():
+        if not d.exists() and not d.is_symlink():
+            os.rename(stage, d)
+        elif _exchange(stage, d):
+            remove_tree(stage)  # now holds the earlier result (or the link)
+        else:  # two renames; recover() undoes the first if a kill falls between them
+            old = _old_dir(d)
+            os.rename(d, old)
+            os.rename(stage, d)
+            remove_tree(old)
 
 
 def recover(d: Path) -> None:
     """Clean up after a job that was killed: bring back an earlier result moved aside by a
     commit interrupted half-way, drop leftovers and an unfinished staging directory.
     Call it while holding the instance's lock."""
-    import shutil
-
-    old = _old_dir(d)
-    if old.exists():
-        if d.exists():
-            shutil.rmtree(old)
-        else:
-            os.rename(old, d)
-    shutil.rmtree(staging_dir(d), ignore_errors=True)
+    with storage():
+        old = _old_dir(d)
+        if old.exists() or old.is_symlink():
+            if d.exists() or d.is_symlink():
+                remove_tree(old)
+            else:
+                os.rename(old, d)
+        remove_tree(staging_dir(d))
 
 
 _UMASK = os.umask(0)
@@ -108,18 +135,19 @@ def atomic_write(path: Path, data: bytes) -> None:
 
     Temporary file + rename survives a killed process. There is no fsync (it costs ~0.1 s a
     file on some disks); after a machine crash a torn losses.csv is caught by the checksum
-    that meta.json records."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; results are ordinary files
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    that meta.json records. An OSError is raised as a :class:`StorageError`."""
+    with storage():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; results are ordinary files
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
 
 
 def csv_bytes(df: pd.DataFrame) -> bytes:
