@@ -28,7 +28,13 @@ __all__ = ["cli", "main"]
 
 
 def main() -> None:
-    """Entry point: user errors become one line and exit code 2 (1 for failed runs)."""
+    """Entry point: user errors become one line and exit code 2 (1 for failed runs).
+
+    Everything printed passes through :class:`~.printable.Printable`, which strips control
+    characters (terminal escape sequences in a method summary or a directory name)."""
+    from .printable import install
+
+    install()
     try:
         code = cli.main(prog_name="delve", standalone_mode=False)
         if isinstance(code, int) and code:  # ctx.exit(n) returns n without standalone mode

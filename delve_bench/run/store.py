@@ -161,11 +161,37 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def read_meta(d: Path) -> dict | None:
-    """meta.json as a mapping; None when it is absent, unreadable, not JSON or not a JSON
-    object (instance_state tells these apart: absent is missing, the rest corrupt)."""
+#: the largest meta.json read (a real one is a few KB)
+MAX_META_BYTES = 16 * 2**20
+
+
+def read_regular(path: Path, limit: int | None = None) -> bytes:
+    """The bytes of ``path`` if it is a regular file (of at most ``limit`` bytes).
+
+    A FIFO, a device (``/dev/zero``) or a socket in a result's place would hang a reader
+    or fill its memory: it raises OSError instead, as an unreadable file does."""
+    import errno
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO's open must not block either
     try:
-        meta = json.loads((d / "meta.json").read_bytes())
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        if limit is not None and st.st_size > limit:
+            raise OSError(errno.EFBIG, f"larger than {limit} bytes", str(path))
+        with os.fdopen(os.dup(fd), "rb") as f:
+            return f.read()
+    finally:
+        os.close(fd)
+
+
+def read_meta(d: Path) -> dict | None:
+    """meta.json as a mapping; None when it is absent, unreadable, not a regular file, not
+    JSON or not a JSON object (instance_state tells these apart: absent is missing, the
+    rest corrupt)."""
+    try:
+        meta = json.loads(read_regular(d / "meta.json", MAX_META_BYTES))
     except (OSError, ValueError, RecursionError):
         return None
     return meta if isinstance(meta, dict) else None
@@ -185,7 +211,7 @@ def instance_state(d: Path) -> str:
     if status != "ok" or not (meta.get("packed") or (d / "predictions.csv").is_file()):
         return "corrupt"
     try:
-        data = (d / "losses.csv").read_bytes()
+        data = read_regular(d / "losses.csv")
     except OSError:
         return "corrupt"
     return "ok" if sha256_bytes(data) == meta.get("losses_sha256") else "corrupt"
@@ -402,8 +428,12 @@ def read_instance(
     meta = read_meta(d) or {}
     path = d / "losses.csv"
     try:
+        data = read_regular(path)
+    except OSError as e:
+        raise DelveError(f"{path}: cannot read ({e.strerror or e})") from None
+    try:
         # case numbers as text: a float parse would turn "1e30" or "inf" into a wrapped int
-        df = pd.read_csv(path, dtype={"case": str} | dict.fromkeys(losses, float))
+        df = pd.read_csv(io.BytesIO(data), dtype={"case": str} | dict.fromkeys(losses, float))
     except (ValueError, TypeError, OverflowError, UnicodeDecodeError, pd.errors.ParserError) as e:
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise DelveError(f"{path}: malformed ({msg})") from None
