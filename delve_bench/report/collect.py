@@ -127,6 +127,11 @@ class MethodCell:
         return self.summary["standardized"]["mean"] if self.summary else None
 
     @property
+    def rankable(self) -> bool:
+        """Has a finite standardised value (a constant target leaves it undefined, NaN)."""
+        return self.has_value and math.isfinite(self.mean if self.mean is not None else math.nan)
+
+    @property
     def se(self) -> float | None:
         return self.summary["standardized"]["se"] if self.summary else None
 
@@ -224,7 +229,7 @@ class TaskReport:
         from scipy.stats import rankdata  # lazy: scipy.stats is slow to import
 
         names = self.cells if methods is None else methods
-        have = [m for m in names if self.cells[m].has_value]
+        have = [m for m in names if self.cells[m].rankable]
         r = rankdata([self.cells[m].mean for m in have]) if have else []
         return {m: float(x) for m, x in zip(have, r, strict=True)}
 

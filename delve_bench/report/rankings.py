@@ -251,13 +251,13 @@ def rankings(
     # Friedman needs a complete block design: the methods with a value on the most units
     # (a method still running, or run on a few prototasks only, would otherwise leave no
     # complete block); blocks: units with a task where all of them have one
-    covered = {m: len({_unit_of(t, unit) for t in tasks if t.cells[m].has_value}) for m in methods}
+    covered = {m: len({_unit_of(t, unit) for t in tasks if t.cells[m].rankable}) for m in methods}
     most = max(covered.values(), default=0)
     ranked = [m for m in methods if most and covered[m] == most]
     block_rows, block_names = [], []
     for u in units:
         full = [
-            t for t in tasks if _unit_of(t, unit) == u and all(t.cells[m].has_value for m in ranked)
+            t for t in tasks if _unit_of(t, unit) == u and all(t.cells[m].rankable for m in ranked)
         ]
         if not full:
             continue

@@ -18,11 +18,12 @@ from __future__ import annotations
 import csv
 import html
 import io
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..losses import LOSS_NAMES
+from ..losses import LOSS_NAMES, UNDEFINED_NOTE
 from ..stats.summary import DESIGN_TESTS
 from .collect import MethodCell, PrototaskReport, TaskReport, budget_note
 from .overview import Overview
@@ -75,6 +76,8 @@ def _value(cell: MethodCell) -> str:
     if not cell.has_value:
         return NOT_RUN
     mark = f" {PARTIAL}" if cell.absent else ""
+    if cell.mean is not None and math.isnan(cell.mean):
+        return f"undefined{mark}"  # a constant target: the table's notes say why
     return f"{cell.mean:.4g} ± {cell.se:.2g}{mark}"
 
 
@@ -139,6 +142,8 @@ def prototask_table(r: PrototaskReport) -> Table:
         "1996 CPU budget times F; work: fixed work units; to completion: the method has no "
         "budget rule and runs until it is done).",
     )
+    if any(c.mean is not None and math.isnan(c.mean) for t in r.tasks for c in t.cells.values()):
+        notes += (f"undefined: {UNDEFINED_NOTE}.",)
     return Table(
         title=f"{r.name}: {loss_title(r.loss)}",
         columns=("task", "method", "budget", "loss ± SE", "instances", "rank")

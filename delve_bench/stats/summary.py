@@ -282,7 +282,11 @@ def compare(
         "standardization": {"scale": st.scale, "shift": st.shift},
     }
     if bayes and isinstance(est, Anova):  # the posterior is for DELVE's two designs
-        post = posterior(est, grid=0)
+        try:
+            post = posterior(est, grid=0)
+        except ValueError as e:  # e.g. identical methods: every difference is 0
+            out["bayes_note"] = f"{e}"
+            return out
         out.update(
             posterior_prob_negative=post.prob_negative,
             posterior_prob_positive=post.prob_positive,
