@@ -201,8 +201,21 @@ class PairCell:
         return None if w is None else (self.b if w == self.a else self.a)
 
     @property
+    def liberal(self) -> bool:
+        """The design's test is liberal here (2-way quasi-F at the estimated components)."""
+        return bool(self.comparison and self.comparison.get("liberal"))
+
+    @property
     def significant(self) -> bool:
-        return self.winner is not None and self.p is not None and self.p < SIGNIFICANCE
+        """Significant at 5 %: p < 0.05, or for the 2-way quasi-F, p below its size-corrected
+        threshold (:mod:`delve_bench.stats.level`): a liberal or bounded result is not
+        counted on its nominal p alone."""
+        if self.winner is None or self.p is None:
+            return False
+        decided = self.comparison.get("significant_5pc") if self.comparison else None
+        if decided is not None and SIGNIFICANCE == 0.05:
+            return bool(decided)
+        return self.p < SIGNIFICANCE
 
     @property
     def digit(self) -> int | None:

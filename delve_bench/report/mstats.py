@@ -195,6 +195,10 @@ def format_comparison(result: ComparisonResult, permutation: bool | None = None)
             f"    Posterior probability of A - B < 0: {c['posterior_prob_negative']:.9g}, "
             f"> 0: {c['posterior_prob_positive']:.9g}"
         )
+    if c.get("level_note"):
+        lines += textwrap.wrap(
+            f"Note: {c['level_note']}.", 88, initial_indent="    ", subsequent_indent="    "
+        )
     if c["bayes_note"]:
         lines += textwrap.wrap(
             f"Note: {c['bayes_note']}.", 88, initial_indent="    ", subsequent_indent="    "

@@ -15,7 +15,9 @@ margin a change that scales every loss by 1.005 would be "significant" on any ta
 difference has no noise of its own); ``--margin 0`` asks exactly that question.
 
 A quasi-F with fewer than 4 instances may only claim ``p < 0.05`` and is counted as
-p = 0.05 (so it can never fail the gate alone). Baseline instances that are missing,
+p = 0.05 (so it can never fail the gate alone). Where the quasi-F is liberal at the
+estimated variance components (:mod:`.level`), its calibrated p is used (the test reads
+``F (calibrated)``). Baseline instances that are missing,
 failed, corrupt or stale in the workspace fail the gate too.
 
 **Changed specs.** The baseline's results are read with their *own* fingerprints, never
@@ -160,7 +162,19 @@ def _test(d: np.ndarray, design: str, n_train: int) -> TestResult:
         return _test_over_cases(d)
     if design == "resampled":  # overlapping training sets: Nadeau & Bengio's correction
         return corrected_resampled_t_test(d.mean(axis=1), n_train, d.shape[1])
-    return compare_test(anova(d, design))
+    a = anova(d, design)
+    res = compare_test(a)
+    if res.test == "F" and res.p is not None:
+        # the quasi-F is liberal in some designs: decide on its calibrated p there
+        # (stats.level), never on a p smaller than the one it reports
+        from .level import calibrated_p, is_liberal
+        from .power import VarianceComponents
+
+        vc = VarianceComponents.from_anova(a)
+        if is_liberal(vc, a.I, a.J):
+            p = max(res.p_reported or 0.0, calibrated_p(vc, a.I, a.J, res.p))
+            return TestResult(test="F (calibrated)", statistic=res.statistic, df=res.df, p=p)
+    return res
 
 
 def _baseline_results(

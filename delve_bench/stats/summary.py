@@ -281,6 +281,12 @@ def compare(
         "permutation": permutation_fields(ya, yb),
         "standardization": {"scale": st.scale, "shift": st.shift},
     }
+    if design == "2-way" and isinstance(est, Anova) and test.test == "F":
+        # the quasi-F is approximate: its level at the estimated components (stats.level)
+        from .level import level_fields
+        from .power import VarianceComponents
+
+        out.update(level_fields(VarianceComponents.from_anova(est), est.I, est.J, test.p))
     if bayes and isinstance(est, Anova):  # the posterior is for DELVE's two designs
         try:
             post = posterior(est, grid=0)
