@@ -57,16 +57,13 @@ def load_yaml(text: str):
     yaml.YAMLError with the reason."""
     depth = 0
     for event in yaml.parse(text, Loader=_BASE):
+        line = event.start_mark.line + 1 if event.start_mark is not None else "?"
         if isinstance(event, yaml.AliasEvent):
-            raise yaml.YAMLError(
-                f"aliases (*{event.anchor}) are not allowed, line {event.start_mark.line + 1}"
-            )
+            raise yaml.YAMLError(f"aliases (*{event.anchor}) are not allowed, line {line}")
         if isinstance(event, yaml.CollectionStartEvent):
             depth += 1
             if depth > MAX_DEPTH:
-                raise yaml.YAMLError(
-                    f"nested more than {MAX_DEPTH} levels deep, line {event.start_mark.line + 1}"
-                )
+                raise yaml.YAMLError(f"nested more than {MAX_DEPTH} levels deep, line {line}")
         elif isinstance(event, yaml.CollectionEndEvent):
             depth -= 1
     return yaml.load(text, Loader=_Loader)

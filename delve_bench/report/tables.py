@@ -120,7 +120,7 @@ def prototask_table(r: PrototaskReport) -> Table:
             )
     t0 = r.tasks[0]
     test = DESIGN_TESTS[t0.design]
-    notes = (
+    notes: tuple[str, ...] = (
         f"{r.name}, {t0.design} design; {test}. Expected loss ± one standard error "
         f"(eq. 2.4 / 2.20 with the design's estimates), standardised by DELVE's rule for {r.loss}.",
         LEGEND_P

@@ -79,10 +79,9 @@ class storage:  # noqa: N801 - a context manager used as ``with storage():``
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind, e, tb) -> bool:
+    def __exit__(self, kind, e, tb) -> None:
         if isinstance(e, OSError) and not isinstance(e, StorageError):
             raise StorageError(e.errno, e.strerror or str(e), e.filename) from e
-        return False
 
 
 def remove_tree(p: Path) -> None:
@@ -299,8 +298,7 @@ def read_lock(path: Path) -> LockInfo | None:
     except FileNotFoundError:
         return None
     except OSError:
-        text = ""
-        st = None  # type: ignore[assignment]
+        text, st = "", None
     age = max(0.0, time.time() - st.st_mtime) if st is not None else 0.0
     parts = text.split()
     lease = LEASE_SECONDS

@@ -259,7 +259,7 @@ def _row(ws, base, method, ref, loss, margin, accepted: bool) -> CheckRow | None
     why = "; ".join(f"{k}: {' '.join(map(str, v))}" for k, v in groups.items())
     st = task_standardizer(ws, layout, loss)
     yb = np.vstack([x for r in wanted if (x := r.losses[loss]) is not None])
-    extra = dict(spec_change=tuple(changed), accepted=accepted)
+    extra: dict = {"spec_change": tuple(changed), "accepted": accepted}
     if missing:
         return CheckRow(
             **common,

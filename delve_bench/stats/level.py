@@ -92,7 +92,7 @@ def level_fields(vc, I: int, J: int, p: float | None, alpha: float = 0.05) -> di
     rate = null_rate(vc, I, J, alpha)
     liberal = rate > liberal_bound(alpha)
     crit = critical_p(vc, I, J, alpha) if liberal else alpha
-    out = {
+    out: dict = {
         "level": rate,
         "liberal": liberal,
         "critical_p": crit,
