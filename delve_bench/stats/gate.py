@@ -93,14 +93,14 @@ class CheckRow:
     instances: int  # compared
     missing: tuple[int, ...]  # baseline instances the workspace lacks
     why: str  # for missing instances: their state in the workspace (missing, failed, corrupt)
-    baseline: float | None  # standardised expected loss
-    current: float | None
-    change: float | None  # relative change of the raw expected loss (S, A); nats (L)
-    margin: float | None  # delta, raw units
-    test: str
-    p: float | None  # non-inferiority test (two-sided p of mu = delta)
-    p_adjusted: float | None
-    p_change: float | None  # the design's test of mu = 0
+    baseline: float | None = None  # standardised expected loss
+    current: float | None = None
+    change: float | None = None  # relative change of the raw expected loss (S, A); nats (L)
+    margin: float | None = None  # delta, raw units
+    test: str = ""
+    p: float | None = None  # non-inferiority test (two-sided p of mu = delta)
+    p_adjusted: float | None = None
+    p_change: float | None = None  # the design's test of mu = 0
     #: fingerprint fields that differ between the baseline's instances and the workspace's
     spec_change: tuple[str, ...] = ()
     #: the method was accepted with --accept-changed: ``status`` is the comparison's verdict
@@ -235,14 +235,6 @@ def _row(ws, base, method, ref, loss, margin, accepted: bool) -> CheckRow | None
             instances=0,
             missing=(),
             why=f"not comparable: {unpaired}",
-            baseline=None,
-            current=None,
-            change=None,
-            margin=None,
-            test="",
-            p=None,
-            p_adjusted=None,
-            p_change=None,
             spec_change=tuple(changed),
             accepted=accepted,
         )
@@ -268,13 +260,6 @@ def _row(ws, base, method, ref, loss, margin, accepted: bool) -> CheckRow | None
             missing=missing,
             why=why,
             baseline=st.mean(float(yb.mean())),
-            current=None,
-            change=None,
-            margin=None,
-            test="",
-            p=None,
-            p_adjusted=None,
-            p_change=None,
             **extra,
         )
     yc = np.vstack([x for r in wanted if (x := cur[r.instance].losses[loss]) is not None])
@@ -400,14 +385,6 @@ def _new_rows(ws: Workspace, method: str, refs: list[TaskRef] | None) -> list[Ch
             instances=0,
             missing=(),
             why="not in the baseline",
-            baseline=None,
-            current=None,
-            change=None,
-            margin=None,
-            test="",
-            p=None,
-            p_adjusted=None,
-            p_change=None,
         )
         for ref in tasks
     ]
