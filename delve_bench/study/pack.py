@@ -21,7 +21,8 @@ lines (:data:`NOT_COMMITTED_INFO`).
 
 Each meta line of an instance with loss rows also records ``packed_losses_sha256``: the
 sha256 of the losses.csv that its committed (float32) rows make (:func:`packed_rows_sha`,
-the very file :func:`unpack` writes). ``delve study verify`` checks every committed
+the very file :func:`unpack` writes), computed when the rows come from the working store
+and never recomputed from the committed file (which would bless an edited value). ``delve study verify`` checks every committed
 instance against it before anything else, so an edited committed value is found whether or
 not the report was regenerated from it.
 
@@ -171,9 +172,11 @@ def packed_rows_sha(rows: pd.DataFrame) -> str:
 
 def _encode(p: Packed, dataset: str, prototask: str) -> tuple[bytes, bytes]:
     keys = sorted(p.metas)
+    # the hash is what pack() recorded when the rows came from the working store; rows kept
+    # from the committed file keep theirs (recomputing it would bless an edited value)
     lines = [
         json.dumps(
-            {**p.metas[k], PACKED_SHA: packed_rows_sha(p.losses[k])}
+            p.metas[k]
             if k in p.losses
             else {m: v for m, v in p.metas[k].items() if m != PACKED_SHA},
             sort_keys=True,
@@ -291,6 +294,7 @@ def pack(study_dir: Path, methods: Iterable[str], refs: Iterable[TaskRef]) -> li
                 old.losses.pop(k, None)
                 if k in fresh.losses:
                     old.losses[k] = fresh.losses[k]
+                    old.metas[k] = {**meta, PACKED_SHA: packed_rows_sha(fresh.losses[k])}
             lb, mb = _encode(old, ds, pt)
             for path, data in zip(packed_paths(study_dir, m, ds, pt), (lb, mb), strict=True):
                 if not path.is_file() or path.read_bytes() != data:

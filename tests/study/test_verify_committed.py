@@ -24,15 +24,23 @@ LOSSES = Path("results/h/losses/lin-1/hwang-g1-noisy.parquet")
 
 
 @pytest.fixture(scope="module")
-def committed(tmp_path_factory) -> Path:
-    """A study with lin-1's results committed and knn-cv-1's not yet (in progress)."""
+def with_runs(tmp_path_factory) -> Path:
+    """A study with lin-1's results committed and knn-cv-1's not yet (in progress), its
+    working store still there (the machine that ran it)."""
     root = tmp_path_factory.mktemp("study")
     (root / "studies").mkdir()
     (root / "studies" / "h.yaml").write_text(STUDY)
     for args in (("run", "h", "--method", "lin-1", "-q"), ("report", "h")):
         r = run_delve(root, "study", *args)
         assert r.returncode == 0, r.stderr
-    shutil.rmtree(root / "results" / "h" / "runs")  # a fresh clone has only what is committed
+    return root
+
+
+@pytest.fixture(scope="module")
+def committed(with_runs, tmp_path_factory) -> Path:
+    """The same as a fresh clone has it: only what is committed."""
+    root = tmp_path_factory.mktemp("clone") / "ws"
+    shutil.copytree(with_runs, root, ignore=shutil.ignore_patterns("runs"))
     return root
 
 
@@ -60,6 +68,19 @@ def test_a_tampered_committed_loss_fails_even_after_the_report_is_regenerated(ws
     assert r.returncode == 1, r.stdout + r.stderr
     line = next(x for x in r.stdout.splitlines() if x.startswith("FAIL committed losses"))
     assert f"{LOSSES}: hwang-g1/noisy/std.64 #3" in line and "sha256" in line
+
+
+def test_a_report_from_the_working_store_does_not_bless_a_tampered_file(with_runs, tmp_path):
+    """`delve study report` packs the working store first; rows it keeps from the committed
+    file keep their recorded hash, so the edit is still found."""
+    ws = tmp_path / "ws"
+    shutil.copytree(with_runs, ws)
+    df = read_losses(ws / LOSSES)
+    df.loc[np.flatnonzero(df["instance"].to_numpy() == 5)[0], "S"] *= 100
+    (ws / LOSSES).write_bytes(_parquet(df))
+    assert run_delve(ws, "study", "report", "h").returncode == 0
+    r = run_delve(ws, "study", "verify", "h")
+    assert r.returncode == 1 and f"{LOSSES}: hwang-g1/noisy/std.64 #5" in r.stdout
 
 
 def test_the_rerun_is_compared_with_the_committed_rows(ws):
