@@ -51,7 +51,7 @@ def format_check(res) -> str:
             verdict = f"{label} (field {fields}{how})"
             if r.accepted and r.comparison:
                 verdict = f"{r.status} ({label}: {fields})"
-        elif r.status == "new":
+        elif r.status == "new" or r.why:
             verdict += f" ({r.why})"
         rows.append(
             (

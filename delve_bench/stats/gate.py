@@ -179,15 +179,20 @@ def _test(d: np.ndarray, design: str, n_train: int) -> TestResult:
 
 def _baseline_results(
     base: ResultsTree, method: str, ref: TaskRef, layout
-) -> tuple[list[InstanceResult], str]:
+) -> tuple[list[InstanceResult], str, list[int]]:
     """Every complete instance of the baseline, read with its own fingerprint (``ok`` or
-    ``stale`` against today's specs alike), and '' or why its losses cannot be paired with
-    today's test sets (the task's instances changed)."""
+    ``stale`` against today's specs alike); '' or why its losses cannot be paired with
+    today's test sets (the task's instances changed); the baseline's own corrupt
+    instances (a damaged file, or one that is not a regular file), which hold nothing to
+    compare and are named in the row."""
     tests = {inst.index: inst.test for inst in layout.instances}
     out: list[InstanceResult] = []
+    corrupt: list[int] = []
     for st in task_instances(base, method, ref, layout):
+        if st.state == "corrupt":
+            corrupt.append(st.index)
         if st.state not in ("ok", "stale"):
-            continue  # the baseline's own failed or corrupt instances hold nothing to compare
+            continue
         try:
             out.append(
                 read_instance(
@@ -195,8 +200,8 @@ def _baseline_results(
                 )
             )
         except DelveError as e:
-            return out, str(e)
-    return out, ""
+            return out, str(e), corrupt
+    return out, "", corrupt
 
 
 def spec_difference(recorded: dict | None, current: dict | None) -> list[str]:
@@ -211,7 +216,12 @@ def _row(ws, base, method, ref, loss, margin, accepted: bool) -> CheckRow | None
     layout = layout_of(ws, ref)
     if loss not in layout.proto.losses:
         return None  # e.g. S on a classification task
-    base_res, unpaired = _baseline_results(base, method, ref, layout)
+    base_res, unpaired, base_corrupt = _baseline_results(base, method, ref, layout)
+    noted = (
+        f"baseline corrupt, not compared: {' '.join(map(str, base_corrupt))}"
+        if base_corrupt
+        else ""
+    )
     cur_res, states = read_task_results(ws, method, ref, layout)
     cur = {r.instance: r for r in cur_res}
     changed = sorted(
@@ -248,7 +258,9 @@ def _row(ws, base, method, ref, loss, margin, accepted: bool) -> CheckRow | None
     groups: dict[str, list[int]] = {}
     for i in missing:
         groups.setdefault(state.get(i, f"no {loss} loss"), []).append(i)
-    why = "; ".join(f"{k}: {' '.join(map(str, v))}" for k, v in groups.items())
+    why = "; ".join(
+        [f"{k}: {' '.join(map(str, v))}" for k, v in groups.items()] + ([noted] if noted else [])
+    )
     st = task_standardizer(ws, layout, loss)
     yb = np.vstack([x for r in wanted if (x := r.losses[loss]) is not None])
     extra: dict = {"spec_change": tuple(changed), "accepted": accepted}
@@ -281,7 +293,7 @@ def _row(ws, base, method, ref, loss, margin, accepted: bool) -> CheckRow | None
         status=status,
         instances=len(wanted),
         missing=(),
-        why="",
+        why=noted,
         baseline=st.mean(mb),
         current=st.mean(mc),
         change=change,

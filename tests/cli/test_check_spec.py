@@ -6,6 +6,7 @@ Generated data (hwang-g1), real runs of lin-1 and knn-cv-1 once per module."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -99,3 +100,15 @@ def test_the_margin_is_a_finite_non_negative_number(baseline, current, margin):
 def test_margin_nan_on_the_command_line_is_one_error(baseline, current):
     r = run_delve(current, "check", str(baseline), "--margin", "nan")
     one_line_error(r, "--margin")
+
+
+def test_a_baseline_losses_file_that_is_a_fifo_is_named_not_waited_on(baseline, current, tmp_path):
+    base = tmp_path / "base"
+    shutil.copytree(baseline, base)
+    losses = base / "results" / "lin-1" / TASK / "2" / "losses.csv"
+    losses.unlink()
+    os.mkfifo(losses)  # reading it would wait forever for a writer
+    res = check(Workspace(current), base, ["lin-1"])
+    row = next(r for r in res.rows if r.loss == "S")
+    assert row.status == "unchanged" and row.instances == 7
+    assert row.why == "baseline corrupt, not compared: 2"
