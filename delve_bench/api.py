@@ -622,7 +622,9 @@ def _check_writable(ws: _Workspace, jobs) -> None:
 def _summary(outcomes: list, p: Plan, wall: float) -> RunSummary:
     return RunSummary(
         ran=sum(o.status == "ok" for o in outcomes),
-        skipped=len(p.skipped.get("done", [])),
+        # a job another run finished meanwhile is skipped by its worker: counted here, so
+        # ran + skipped + failed + interrupted + busy is every job of the plan
+        skipped=len(p.skipped.get("done", [])) + sum(o.status == "skipped" for o in outcomes),
         failed=[_job(o.job, error=o.error) for o in outcomes if o.status == "failed"],
         failed_earlier=[_job(j) for j in p.skipped.get("failed", [])],
         interrupted=[_job(o.job, error=o.error) for o in outcomes if o.status == "interrupted"],

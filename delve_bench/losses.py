@@ -117,6 +117,19 @@ class Standardizer:
         return x / self.scale if self.scale else float("nan")
 
 
+#: why a task's standardised numbers read nan (a zero scale), for every output that shows them
+UNDEFINED_NOTE = (
+    "standardised values are undefined (nan): every test target of this task has the same "
+    "value, so there is no spread to standardise by (S divides by the targets' variance, A by "
+    "their absolute deviation, Z and Q by the class frequencies); the raw values stand"
+)
+
+
+def undefined_scale(standardization: dict | None) -> bool:
+    """True when a summary's ``standardization`` has a zero (or missing) scale."""
+    return not (standardization or {}).get("scale")
+
+
 def class_frequencies(codes: np.ndarray) -> np.ndarray:
     """Relative frequencies of the classes that occur among ``codes``."""
     _, counts = np.unique(np.asarray(codes), return_counts=True)

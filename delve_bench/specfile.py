@@ -5,6 +5,11 @@ names the file and the field, e.g.
 ``tasks/kin-8nm/dist.yaml: training-set-sizes[1]: expected a whole number, got 'abc'``.
 Unknown keys are errors too (with the closest known key), so a typo is never silently
 ignored.
+
+The YAML is read by :func:`load_yaml`: the safe loader without aliases (``&a`` / ``*a``:
+a few lines of aliases can expand to gigabytes, the "billion laughs"), with at most
+:data:`MAX_DEPTH` levels of nesting and no key twice in one mapping (YAML says keys are
+unique; PyYAML keeps the last one silently).
 """
 
 from __future__ import annotations
@@ -19,7 +24,51 @@ import yaml
 
 from .errors import DelveError, suggest
 
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BASE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+#: deepest nesting of mappings and lists a spec may have
+MAX_DEPTH = 32
+
+
+class _Loader(_BASE):  # type: ignore[misc,valid-type]
+    """The safe loader, refusing a key that a mapping has twice."""
+
+
+def _unique_map(loader, node):
+    seen: set = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        try:
+            dup = key in seen
+            seen.add(key)
+        except TypeError:  # an unhashable key: the constructor reports it
+            continue
+        if dup:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {_show(key)}, line {key_node.start_mark.line + 1}", None
+            )
+    return loader.construct_yaml_map(node)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:map", _unique_map)
+
+
+def load_yaml(text: str):
+    """The value of YAML ``text`` (see the module doc for what is refused). Raises
+    yaml.YAMLError with the reason."""
+    depth = 0
+    for event in yaml.parse(text, Loader=_BASE):
+        line = event.start_mark.line + 1 if event.start_mark is not None else "?"
+        if isinstance(event, yaml.AliasEvent):
+            raise yaml.YAMLError(f"aliases (*{event.anchor}) are not allowed, line {line}")
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise yaml.YAMLError(f"nested more than {MAX_DEPTH} levels deep, line {line}")
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+    return yaml.load(text, Loader=_Loader)
+
+
 _HEX = {40: re.compile(r"^[0-9a-f]{40}$"), 64: re.compile(r"^[0-9a-f]{64}$")}
 
 
@@ -38,7 +87,7 @@ def read_yaml(path: Path) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise DelveError(f"{path}: not a UTF-8 text file") from None
     try:
-        raw = yaml.load(text, Loader=_LOADER)
+        raw = load_yaml(text)
     except yaml.YAMLError as e:
         raise DelveError(f"{path}: not valid YAML ({str(e).splitlines()[0]})") from None
     except (ValueError, TypeError, OverflowError, RecursionError) as e:

@@ -6,6 +6,7 @@ Each group of commands lives in its own module and registers itself on the one
 
 from __future__ import annotations
 
+import signal
 import sys
 
 import click
@@ -26,9 +27,36 @@ from ._group import cli
 
 __all__ = ["cli", "main"]
 
+TERMINATED = "terminated (SIGTERM)"
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a shutdown, `kill`, a batch system's time limit): stopped as Ctrl-C stops a
+    run -- workers stopped, unfinished jobs left undone -- and said so."""
+
+
+_TERMINATED: list[bool] = []
+
+
+def terminated() -> bool:
+    """True once this process received SIGTERM."""
+    return bool(_TERMINATED)
+
+
+def _on_sigterm(signum, frame) -> None:
+    _TERMINATED.append(True)
+    raise Terminated()
+
 
 def main() -> None:
-    """Entry point: user errors become one line and exit code 2 (1 for failed runs)."""
+    """Entry point: user errors become one line and exit code 2 (1 for failed runs).
+
+    Everything printed passes through :class:`~.printable.Printable`, which strips control
+    characters (terminal escape sequences in a method summary or a directory name)."""
+    from .printable import install
+
+    install()
+    signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         code = cli.main(prog_name="delve", standalone_mode=False)
         if isinstance(code, int) and code:  # ctx.exit(n) returns n without standalone mode
@@ -50,6 +78,9 @@ def main() -> None:
         click.echo(f"delve: error: {e}", err=True)
         sys.exit(e.exit_code)
     except KeyboardInterrupt:
+        if isinstance(sys.exc_info()[1], Terminated) or terminated():
+            click.echo(f"{TERMINATED}; finished instances are kept, rerun to resume", err=True)
+            sys.exit(143)
         click.echo("interrupted; finished instances are kept, rerun to resume", err=True)
         sys.exit(130)
     except BrokenPipeError:

@@ -130,8 +130,21 @@ with_option = click.option(
 ROOT_HELP = "Workspace with datasets/, tasks/, methods/, results/ (default: current directory)."
 
 
+def _existing_root(value: str | None, name: str = "--root") -> None:
+    """A workspace given by --root or DELVE_ROOT must be a directory: a typo must not read
+    as an empty workspace (every command would then say there is nothing)."""
+    from pathlib import Path
+
+    from ..errors import DelveError
+
+    if value is not None and not Path(value).expanduser().is_dir():
+        what = "not a directory" if Path(value).expanduser().exists() else "no such directory"
+        raise DelveError(f"{name}{'' if name.endswith('=') else ' '}{value}: {what}")
+
+
 def _set_root(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
     """``--root`` given after a subcommand: it replaces the workspace the group chose."""
+    _existing_root(value)
     if value is not None:
         obj = ctx.ensure_object(dict)
         obj["ws"] = Workspace.from_env(value, obj.get("results"))
@@ -182,6 +195,8 @@ def examples(*lines: str) -> str:
 @click.pass_context
 def cli(ctx: click.Context, root: str | None, results: str | None) -> None:
     """delve-bench: compare learning methods on DELVE tasks with valid statistics."""
+    from_env = ctx.get_parameter_source("root") == click.core.ParameterSource.ENVIRONMENT
+    _existing_root(root, "DELVE_ROOT=" if from_env else "--root")
     ctx.obj = {"ws": Workspace.from_env(root, results), "results": results}
 
 

@@ -198,7 +198,13 @@ def compare(
     ["holm", "bh"],
     "Multiple-test correction of the per-task tests in the rankings (bh: Benjamini-Hochberg).",
 )
-@choice_option("--posthoc", ["nemenyi", "holm"], "Post-hoc test after the Friedman test.")
+@choice_option(
+    "--posthoc",
+    ["nemenyi", "holm", "wilcoxon"],
+    "Post-hoc test after the Friedman test: Nemenyi's CD, Holm z-tests on mean ranks, or "
+    "pairwise Wilcoxon signed-rank tests with Holm (Benavoli et al. 2016: a pair's verdict "
+    "does not depend on the other methods).",
+)
 @choice_option(
     "--unit",
     ["prototask", "task"],

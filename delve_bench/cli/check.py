@@ -46,6 +46,15 @@ def format_check(res) -> str:
         verdict = r.status
         if r.status == "missing":
             verdict += f" ({r.why})"
+        elif r.spec_change:
+            fields = ", ".join(r.spec_change)
+            how = f"; {r.comparison}" if r.comparison else (f"; {r.why}" if r.why else "")
+            label = "accepted changed spec" if r.accepted else "changed spec"
+            verdict = f"{label} (field {fields}{how})"
+            if r.accepted and r.comparison:
+                verdict = f"{r.status} ({label}: {fields})"
+        elif r.status == "new" or r.why:
+            verdict += f" ({r.why})"
         rows.append(
             (
                 r.method,
@@ -64,10 +73,16 @@ def format_check(res) -> str:
     lines += table((*head, "Holm p", "verdict"), rows, "lllrrrrrrl").splitlines()
     counts = {
         s: sum(r.status == s for r in res.rows)
-        for s in ("unchanged", "changed", "better", "worse", "missing")
+        for s in ("unchanged", "changed", "better", "worse", "missing", "changed spec", "new")
     }
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
     lines += ["", ("FAILED: " if res.failed else "ok: ") + summary]
+    if res.changed_spec:
+        names = " ".join(sorted({r.method for r in res.changed_spec}))
+        lines.append(
+            f"changed spec since the baseline: {names}; if intended, rerun with "
+            + " ".join(f"--accept-changed {m}" for m in names.split())
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -84,8 +99,16 @@ def format_check(res) -> str:
     help="Loss to check; repeat for several (each on the tasks that have it).  [default: S and Z]",
 )
 @click.option(
+    "--accept-changed",
+    "accept_changed",
+    multiple=True,
+    metavar="METHOD",
+    help="A method whose spec (version, params, budget) changed on purpose since the "
+    "baseline: judge it on its losses alone. Repeat for several.",
+)
+@click.option(
     "--margin",
-    type=click.FloatRange(min=0),
+    type=float,
     default=0.01,
     show_default=True,
     help="Tolerated worsening: a fraction of the baseline's expected loss (S, A, Z, Q) or nats (L).",
@@ -100,20 +123,24 @@ def format_check(res) -> str:
 )
 @json_output
 @click.pass_context
-def check(ctx: click.Context, baseline, names, loss, margin, alpha, output, with_study) -> None:
+def check(
+    ctx: click.Context, baseline, names, loss, margin, alpha, output, with_study, accept_changed
+) -> None:
     """Compare the workspace's results with those in BASELINE_ROOT (a workspace or its
     results/ directory) task by task, with the design's paired test of current -
-    baseline. Exits 1 only when a method got significantly worse (by more than the
-    margin, Holm-adjusted p < alpha) or baseline results are missing; a table says what
+    baseline. Exits 1 when a method got significantly worse (by more than the
+    margin, Holm-adjusted p < alpha), baseline results are missing, or a method's spec
+    changed since the baseline and is not accepted (--accept-changed); a table says what
     changed. METHODs and TASKs restrict the check (default: everything in the baseline;
     with --with STUDY, the study's methods that the workspace has results of)."""
     from ..methods.registry import method_names
     from ..report.collect import result_methods
-    from ..stats.gate import baseline_tree
+    from ..stats.gate import baseline_tree, check_margin
     from ..stats.gate import check as run_check
     from ..tasks import resolve_tasks
 
     ws = _ws(ctx)
+    margin = check_margin(margin)
     if (baseline is None) == (with_study is None):
         raise DelveError("give a BASELINE_ROOT or --with STUDY (one of them)")
     if with_study:
@@ -137,7 +164,16 @@ def check(ctx: click.Context, baseline, names, loss, margin, alpha, output, with
                 f"no results here of a method of study {with_study}; run one first, e.g. "
                 f"`delve run {result_methods(base)[0]} --study {with_study}`"
             )
-    res = run_check(ws, base, methods or None, refs, tuple(loss) or ("S", "Z"), alpha, margin)
+    res = run_check(
+        ws,
+        base,
+        methods or None,
+        refs,
+        tuple(loss) or ("S", "Z"),
+        alpha,
+        margin,
+        tuple(accept_changed),
+    )
     emit("check", [res], output, lambda rs: format_check(rs[0]), one=True)
     if res.failed:
         ctx.exit(1)

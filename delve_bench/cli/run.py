@@ -263,17 +263,20 @@ def run(
             force=force,
         )
     except RunInterrupted as e:
+        from . import TERMINATED, terminated
+
+        code, how = (143, TERMINATED) if terminated() else (130, "interrupted")
         click.echo(format_run_summary(e.summary), err=True, nl=False)
         click.echo(
-            f"interrupted: {e.summary.ran + len(e.summary.failed)} of {len(p.todo)} jobs "
+            f"{how}: {e.summary.ran + len(e.summary.failed)} of {len(p.todo)} jobs "
             "finished and are kept; the running ones were stopped and left undone; "
             "rerun to resume",
             err=True,
         )
         if dask_address:  # skip Dask's exit hooks: they would wait on the killed cluster
             sys.stderr.flush()
-            os._exit(130)
-        sys.exit(130)
+            os._exit(code)
+        sys.exit(code)
     if output:
         emit("run", [summary], output, one=True)
     else:

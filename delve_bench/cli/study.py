@@ -276,7 +276,8 @@ def study_leaderboard(ctx: click.Context, names, out, check) -> None:
 )
 @click.pass_context
 def study_verify(ctx: click.Context, name, alpha, margin) -> None:
-    """CI checks of study NAME: report byte-identical, sample reruns reproduce."""
+    """CI checks of study NAME: committed losses match their recorded sha256, report
+    byte-identical, sample reruns reproduce the committed losses."""
     from ..study.verify import verify_study
 
     checks = verify_study(
@@ -287,9 +288,13 @@ def study_verify(ctx: click.Context, name, alpha, margin) -> None:
         progress=lambda s: click.echo(f"... {s}", err=True),
     )
     for c in checks:
-        click.echo(f"{'ok  ' if c.ok else 'FAIL'} {c.name}: {c.detail}")
+        mark = "ok  " if c.ok else "FAIL"
+        click.echo(f"{mark if c.verified else 'NOT VERIFIED'} {c.name}: {c.detail}")
     bad = [c for c in checks if not c.ok]
-    click.echo(f"{len(checks) - len(bad)} passed, {len(bad)} failed")
+    unverified = [c for c in checks if not c.verified]
+    passed = len(checks) - len(bad) - len(unverified)
+    tail = f", {len(unverified)} not verified" if unverified else ""
+    click.echo(f"{passed} passed, {len(bad)} failed{tail}")
     if bad:
         sys.exit(1)
 

@@ -118,6 +118,9 @@ def _token_values(tokens: np.ndarray, spec: DatasetSpec, where) -> np.ndarray:
             codes[missing] = np.nan
             out[:, j] = codes
             continue
+        loose = _loose_numbers(col) & ~missing
+        if loose.any():
+            raise fail(np.flatnonzero(loose)[0], "not a number (ASCII digits only, no '_')")
         try:
             vals = np.where(missing, "nan", col).astype(np.float64)
         except (ValueError, OverflowError):  # error path only: find the first bad token
@@ -149,7 +152,21 @@ def _bad_token(spec: DatasetSpec, where, j: int, col: np.ndarray, i: int, what: 
     return DelveError(f"{where(i)}, column {j + 1} ({attr}): {token!r} is {what}{hint}")
 
 
+def _loose_numbers(col: np.ndarray) -> np.ndarray:
+    """Tokens that Python's float() reads but a data file must not hold: digit grouping
+    with ``_`` (``1_000``) and non-ASCII digits (Arabic-Indic ``١٢``, full-width ``１２``),
+    which would let a garbled file parse as other numbers. Boolean array of col's shape."""
+    under = np.char.find(col, "_") >= 0
+    try:
+        col.astype("S")  # fails on any non-ASCII character: the usual, fast case passes
+    except UnicodeEncodeError:
+        return under | np.array([not t.isascii() for t in col.tolist()], dtype=bool)
+    return under
+
+
 def _float_or_nan(token: str) -> float:
+    if "_" in token or not token.isascii():
+        return math.nan
     try:
         return float(token)
     except (ValueError, OverflowError):

@@ -80,7 +80,7 @@ def draw_cd(rk: Rankings) -> Figure:
     post = (
         f"Nemenyi, alpha = {f.alpha:g}"
         if f.cd is not None
-        else f"Holm post-hoc, alpha = {f.alpha:g}"
+        else f"{'Wilcoxon + Holm' if f.posthoc == 'wilcoxon' else 'Holm post-hoc'}, alpha = {f.alpha:g}"
     )
     _panel(
         top,

@@ -126,6 +126,11 @@ class MethodCell:
         return self.summary["standardized"]["mean"] if self.summary else None
 
     @property
+    def rankable(self) -> bool:
+        """Has a finite standardised value (a constant target leaves it undefined, NaN)."""
+        return self.has_value and math.isfinite(self.mean if self.mean is not None else math.nan)
+
+    @property
     def se(self) -> float | None:
         return self.summary["standardized"]["se"] if self.summary else None
 
@@ -195,8 +200,21 @@ class PairCell:
         return None if w is None else (self.b if w == self.a else self.a)
 
     @property
+    def liberal(self) -> bool:
+        """The design's test is liberal here (2-way quasi-F at the estimated components)."""
+        return bool(self.comparison and self.comparison.get("liberal"))
+
+    @property
     def significant(self) -> bool:
-        return self.winner is not None and self.p is not None and self.p < SIGNIFICANCE
+        """Significant at 5 %: p < 0.05, or for the 2-way quasi-F, p below its size-corrected
+        threshold (:mod:`delve_bench.stats.level`): a liberal or bounded result is not
+        counted on its nominal p alone."""
+        if self.winner is None or self.p is None:
+            return False
+        decided = self.comparison.get("significant_5pc") if self.comparison else None
+        if decided is not None and SIGNIFICANCE == 0.05:
+            return bool(decided)
+        return self.p < SIGNIFICANCE
 
     @property
     def digit(self) -> int | None:
@@ -223,7 +241,7 @@ class TaskReport:
         from scipy.stats import rankdata  # lazy: scipy.stats is slow to import
 
         names = self.cells if methods is None else methods
-        have = [m for m in names if self.cells[m].has_value]
+        have = [m for m in names if self.cells[m].rankable]
         r = rankdata([self.cells[m].mean for m in have]) if have else []
         return {m: float(x) for m, x in zip(have, r, strict=True)}
 

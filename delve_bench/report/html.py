@@ -105,9 +105,25 @@ class LossSummary:
     plots: list[str] = field(default_factory=list)  # the CD diagram (png, svg)
 
 
+def href(path: str) -> str:
+    """A relative file path as an attribute value: percent-encoded (a ``#``, ``?``, ``%``,
+    space or ``:`` in a name stays part of the file name, never a fragment, query or
+    scheme), then HTML-escaped."""
+    from urllib.parse import quote
+
+    return html.escape(quote(path, safe="/"))
+
+
+def anchor(name: str) -> str:
+    """A fragment identifier for ``name``, percent-encoded and HTML-escaped."""
+    from urllib.parse import quote
+
+    return html.escape(quote(name, safe=""))
+
+
 def _links(paths: list[str]) -> str:
     e = html.escape
-    items = "".join(f'<a href="{e(p)}">{e(p.rsplit(".", 1)[1])}</a>' for p in paths)
+    items = "".join(f'<a href="{href(p)}">{e(p.rsplit(".", 1)[1])}</a>' for p in paths)
     return f'<p class="files">{items}</p>'
 
 
@@ -136,7 +152,7 @@ def render_index(
         out.append(f'<li><a href="#summary-{s.overview.loss}">Summary, {s.overview.loss}</a></li>')
     for sec in sections:
         out.append(
-            f'<li><a href="#{e(sec.report.stem)}">{e(sec.report.name)}, {sec.report.loss}</a></li>'
+            f'<li><a href="#{anchor(sec.report.stem)}">{e(sec.report.name)}, {sec.report.loss}</a></li>'
         )
     out += ["</ul></nav>", '<h2 id="how-to-read">How to read these diagrams</h2>']
     out += [f"<p>{e(p)}</p>" for p in LEGEND]
@@ -161,7 +177,7 @@ def render_index(
             svg = [p for p in s.plots if p.endswith(".svg")]
             if png:
                 out.append(
-                    f'<a href="{e(svg[0] if svg else png[0])}"><img src="{e(png[0])}" '
+                    f'<a href="{href(svg[0] if svg else png[0])}"><img src="{href(png[0])}" '
                     f'alt="critical-difference diagram, loss {s.overview.loss}"></a>'
                 )
                 out.append(_links(s.plots))
@@ -170,14 +186,14 @@ def render_index(
     for sec in sections:
         r = sec.report
         out.append(
-            f'<h3 id="{e(r.stem)}">{e(r.name)}: {e(LOSS_NAMES[r.loss].lower())} ({r.loss})</h3>'
+            f'<h3 id="{anchor(r.stem)}">{e(r.name)}: {e(LOSS_NAMES[r.loss].lower())} ({r.loss})</h3>'
         )
         png = [p for p in sec.plots if p.endswith(".png")]
         svg = [p for p in sec.plots if p.endswith(".svg")]
         if png:
             target = svg[0] if svg else png[0]
             out.append(
-                f'<a href="{e(target)}"><img src="{e(png[0])}" '
+                f'<a href="{href(target)}"><img src="{href(png[0])}" '
                 f'alt="DELVE diagram of {e(r.name)}, loss {r.loss}"></a>'
             )
         out.append(_links(sec.tables + sec.plots))
@@ -189,7 +205,7 @@ def render_index(
             "<p>Tables and diagrams in the output directory from other runs of "
             "<code>delve report</code> (other losses or selections):</p><ul>"
         )
-        out += [f'<li><a href="{e(p)}">{e(p)}</a></li>' for p in other_files]
+        out += [f'<li><a href="{href(p)}">{e(p)}</a></li>' for p in other_files]
         out.append("</ul>")
     out += ["</body>", "</html>"]
     return "\n".join(out) + "\n"

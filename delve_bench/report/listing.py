@@ -147,4 +147,5 @@ def format_status(rows: list[StatusRow]) -> str:
         out.append(line)
         out += [f"    #{i}: {err}" for i, err in sorted(r.errors.items())]
         out += [f"    #{i}: stale ({what})" for i, what in sorted(r.stale_fields.items())]
+        out += [f"    #{i}: lock {what}" for i, what in sorted(r.locks.items())]
     return "\n".join(out) + "\n"

@@ -133,7 +133,21 @@ def format_summary(result: StatsResult) -> str:
         _row("Estimated expected loss", s["mean"], st["mean"]),
         _row(_se_label(s, "estimate"), s["se"], st["se"]),
     ]
-    return "\n".join(lines + _sd_rows(s) + _based_on(s)) + "\n"
+    return "\n".join(lines + _sd_rows(s) + _undefined(s) + _based_on(s)) + "\n"
+
+
+def _undefined(s: dict) -> list[str]:
+    """The note that explains a nan Standardized column (a constant target)."""
+    from ..losses import UNDEFINED_NOTE, undefined_scale
+
+    if not undefined_scale(s.get("standardization")):
+        return []
+    return [
+        "",
+        *textwrap.wrap(
+            f"Note: {UNDEFINED_NOTE}.", 88, initial_indent="    ", subsequent_indent="    "
+        ),
+    ]
 
 
 def format_comparison(result: ComparisonResult, permutation: bool | None = None) -> str:
@@ -181,8 +195,12 @@ def format_comparison(result: ComparisonResult, permutation: bool | None = None)
             f"    Posterior probability of A - B < 0: {c['posterior_prob_negative']:.9g}, "
             f"> 0: {c['posterior_prob_positive']:.9g}"
         )
+    if c.get("level_note"):
+        lines += textwrap.wrap(
+            f"Note: {c['level_note']}.", 88, initial_indent="    ", subsequent_indent="    "
+        )
     if c["bayes_note"]:
         lines += textwrap.wrap(
             f"Note: {c['bayes_note']}.", 88, initial_indent="    ", subsequent_indent="    "
         )
-    return "\n".join(lines + _based_on(c)) + "\n"
+    return "\n".join(lines + _undefined(c) + _based_on(c)) + "\n"

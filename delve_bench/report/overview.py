@@ -52,7 +52,7 @@ class Overview:
 def overview(reports: list[PrototaskReport], methods: list[str], loss: str) -> Overview:
     tasks = tuple(t for r in reports for t in r.tasks)
     pairs = [(m, o) for m in methods for o in methods if m != o]
-    coverage = {m: sum(t.cells[m].has_value for t in tasks) for m in methods}
+    coverage = {m: sum(t.cells[m].rankable for t in tasks) for m in methods}
     shared = {p: 0 for p in pairs}
     beaten = {p: 0.0 for p in pairs}
     for t in tasks:

@@ -36,7 +36,10 @@ CORRECTION_SHORT = {"holm": "Holm", "bh": "Benjamini-Hochberg"}
 POSTHOC_NAMES = {
     "nemenyi": "Nemenyi's critical difference",
     "holm": "Holm-adjusted pairwise z-tests on the average ranks",
+    "wilcoxon": "Holm-adjusted pairwise Wilcoxon signed-rank tests (Benavoli et al. 2016)",
 }
+#: the short name of each post-hoc test in table headers and the diagram
+POSTHOC_SHORT = {"nemenyi": "CD (Nemenyi)", "holm": "Holm post-hoc", "wilcoxon": "Wilcoxon + Holm"}
 
 
 @dataclass(frozen=True)
@@ -169,7 +172,9 @@ class Rankings:
             f"Per-task tests: the design's paired test ({self.test_names()}) for every pair "
             f"on every task, {n} p-values adjusted together "
             f"by the {corr} correction ({self.correction_name}); significant: adjusted "
-            f"p < {self.alpha:g}. A quasi-F with fewer than 4 instances counts as p = 0.05.",
+            f"p < {self.alpha:g}. A quasi-F with fewer than 4 instances counts as p = 0.05; "
+            "a liberal quasi-F (its level at the estimated variance components above 5 %) "
+            "counts with its calibrated p.",
             unit_text,
         ]
         f = self.friedman
@@ -182,8 +187,14 @@ class Rankings:
             post = (
                 f"critical difference CD = {f.cd:.3g} (Nemenyi, alpha = {f.alpha:g})"
                 if f.cd is not None
-                else f"Holm-adjusted pairwise z-tests, alpha = {f.alpha:g}"
+                else f"{POSTHOC_NAMES[f.posthoc]}, alpha = {f.alpha:g}"
             )
+            if f.posthoc == "wilcoxon":
+                post += (
+                    "; each pair is tested on its own per-block mean standardised losses, so "
+                    "adding or removing another method cannot change its verdict, as it can "
+                    "for the mean-rank tests (Benavoli, Corani & Mangili 2016)"
+                )
             out.append(
                 f"Friedman test (Demšar 2006) over {f.blocks} {self.unit}s and {len(f.methods)} "
                 f"methods: chi2 = {f.chi2:.3g} (p = {f.p_chi2:.2g}){ff}; post-hoc: {post}."
@@ -227,6 +238,8 @@ def rankings(
             if c is None:
                 continue
             reported = 0.05 if cell.bounded else cell.p
+            if cell.liberal and reported is not None:  # the quasi-F's calibrated p (stats.level)
+                reported = max(reported, c.get("p_calibrated") or reported)
             raw.append((t, a, b, c["standardized"]["mean"], reported))
     adj = adjust([x[4] for x in raw], correction)
     tests = []
@@ -251,23 +264,24 @@ def rankings(
     # Friedman needs a complete block design: the methods with a value on the most units
     # (a method still running, or run on a few prototasks only, would otherwise leave no
     # complete block); blocks: units with a task where all of them have one
-    covered = {m: len({_unit_of(t, unit) for t in tasks if t.cells[m].has_value}) for m in methods}
+    covered = {m: len({_unit_of(t, unit) for t in tasks if t.cells[m].rankable}) for m in methods}
     most = max(covered.values(), default=0)
     ranked = [m for m in methods if most and covered[m] == most]
-    block_rows, block_names = [], []
+    block_rows, block_names, block_vals = [], [], []
     for u in units:
         full = [
-            t for t in tasks if _unit_of(t, unit) == u and all(t.cells[m].has_value for m in ranked)
+            t for t in tasks if _unit_of(t, unit) == u and all(t.cells[m].rankable for m in ranked)
         ]
         if not full:
             continue
         task_ranks = np.array([[t.ranks_among(ranked)[m] for m in ranked] for t in full])
         block_rows.append(task_ranks.mean(axis=0))
+        block_vals.append([float(np.mean([t.cells[m].mean for t in full])) for m in ranked])
         block_names.append(u)
     fr = None
     if len(ranked) >= 2 and len(block_rows) >= 2:
         R = block_ranks(np.array(block_rows)).mean(axis=0)
-        fr = friedman(ranked, R, len(block_rows), posthoc, alpha)
+        fr = friedman(ranked, R, len(block_rows), posthoc, alpha, np.array(block_vals))
 
     pairs = []
     for i, a in enumerate(methods):
@@ -407,7 +421,7 @@ def _pair_row(p: PairVerdict, rk: Rankings) -> tuple[str, ...]:
 
 
 def _pair_columns(rk: Rankings) -> tuple[str, ...]:
-    post = "CD (Nemenyi)" if rk.posthoc == "nemenyi" else "Holm post-hoc"
+    post = POSTHOC_SHORT[rk.posthoc]
     corr = CORRECTION_SHORT[rk.correction]
     return (
         "A",

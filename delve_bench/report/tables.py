@@ -18,10 +18,12 @@ from __future__ import annotations
 import csv
 import html
 import io
+import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..losses import LOSS_NAMES
+from ..losses import LOSS_NAMES, UNDEFINED_NOTE
 from ..stats.summary import DESIGN_TESTS
 from .collect import MethodCell, PrototaskReport, TaskReport, budget_note
 from .overview import Overview
@@ -74,6 +76,8 @@ def _value(cell: MethodCell) -> str:
     if not cell.has_value:
         return NOT_RUN
     mark = f" {PARTIAL}" if cell.absent else ""
+    if cell.mean is not None and math.isnan(cell.mean):
+        return f"undefined{mark}"  # a constant target: the table's notes say why
     return f"{cell.mean:.4g} ± {cell.se:.2g}{mark}"
 
 
@@ -116,7 +120,7 @@ def prototask_table(r: PrototaskReport) -> Table:
             )
     t0 = r.tasks[0]
     test = DESIGN_TESTS[t0.design]
-    notes = (
+    notes: tuple[str, ...] = (
         f"{r.name}, {t0.design} design; {test}. Expected loss ± one standard error "
         f"(eq. 2.4 / 2.20 with the design's estimates), standardised by DELVE's rule for {r.loss}.",
         LEGEND_P
@@ -138,6 +142,8 @@ def prototask_table(r: PrototaskReport) -> Table:
         "1996 CPU budget times F; work: fixed work units; to completion: the method has no "
         "budget rule and runs until it is done).",
     )
+    if any(c.mean is not None and math.isnan(c.mean) for t in r.tasks for c in t.cells.values()):
+        notes += (f"undefined: {UNDEFINED_NOTE}.",)
     return Table(
         title=f"{r.name}: {loss_title(r.loss)}",
         columns=("task", "method", "budget", "loss ± SE", "instances", "rank")
@@ -361,29 +367,54 @@ def wins_records(ov: Overview) -> tuple[list[str], list[list]]:
 # ---- renderers ---------------------------------------------------------------------
 
 
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|nan)", re.ASCII)
+
+
+def csv_text(s: str) -> str:
+    """A text cell that a spreadsheet will not run as a formula: one starting with ``=``,
+    ``@``, a tab or a carriage return, or with ``+`` or ``-`` and not a number, gets a
+    leading apostrophe (the usual defence against CSV injection, OWASP)."""
+    if s[:1] in ("=", "@", "\t", "\r") or (s[:1] in ("+", "-") and not _NUMBER.fullmatch(s)):
+        return "'" + s if s != "-" else s
+    return s
+
+
 def to_csv(head: list[str], rows: list[list]) -> bytes:
-    """CSV with ``repr`` floats (exact round trip), empty cells for None, ``\\n`` lines."""
+    """CSV with ``repr`` floats (exact round trip), empty cells for None, ``\\n`` lines;
+    text cells never start a formula (:func:`csv_text`)."""
 
     def cell(x) -> str:
         if x is None:
             return ""
         if isinstance(x, float):
             return repr(float(x))
-        return str(x)
+        return csv_text(str(x))
 
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(head)
+    w.writerow([csv_text(str(h)) for h in head])
     w.writerows([[cell(x) for x in row] for row in rows])
     return buf.getvalue().encode()
 
 
+_MD_HTML = re.compile(r"<(?=[A-Za-z/!?])")
+
+
+def md_cell(s: str) -> str:
+    """Text for one Markdown table cell that renders as the text itself: ``|`` and a
+    backtick escaped, line breaks as spaces, an HTML tag's ``<`` and a link's ``](``
+    escaped, so a method or task name can neither break the table nor add a link, an
+    image or markup. (``[4]`` and ``< 0.05``, which the tables use, stay as they are.)"""
+    s = s.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
+    s = re.sub(r"[\r\n]+", " ", s)
+    return _MD_HTML.sub("&lt;", s).replace("](", "\\](")
+
+
 def to_markdown(t: Table) -> str:
-    def esc(s: str) -> str:
-        return s.replace("|", "\\|")
+    esc = md_cell
 
     sep = ["---:" if a == "r" else "---" for a in t.align]
-    lines = [f"## {t.title}", ""]
+    lines = [f"## {md_cell(t.title)}", ""]
     lines.append("| " + " | ".join(map(esc, t.columns)) + " |")
     lines.append("|" + "|".join(sep) + "|")
     lines += ["| " + " | ".join(map(esc, row)) + " |" for row in t.rows]

@@ -35,7 +35,16 @@ from multiprocessing.connection import Connection
 from typing import Any, cast
 
 from ..workspace import Workspace
-from .job import Job, Limits, Outcome, RunOptions, discard_partial, record_failure
+from .job import (
+    Job,
+    Limits,
+    Outcome,
+    RunOptions,
+    discard_partial,
+    infrastructure_cause,
+    infrastructure_message,
+    record_failure,
+)
 
 #: the function an executor runs for one job: ``(root, job, options) -> Outcome``; root is
 #: the workspace directory or a Workspace (one with its result store elsewhere)
@@ -198,7 +207,11 @@ def _died(
         reason = f"the job's process died (exit code {code})"
         if lim.memory is not None:
             reason += f"; its memory limit was {lim.memory // 2**20} MB (--memory-limit)"
-    record_failure(ws, job, "HardLimit" if "limit" in reason else "Crash", reason, options)
+    try:
+        record_failure(ws, job, "HardLimit" if "limit" in reason else "Crash", reason, options)
+    except OSError as e:  # the store itself failed (e.g. the disk is full): name that cause
+        cause = infrastructure_cause(e) or (e.strerror or str(e))
+        return Outcome(job, "interrupted", f"{reason}; {infrastructure_message(cause)}")
     return Outcome(job, "failed", reason)
 
 

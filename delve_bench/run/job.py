@@ -17,6 +17,7 @@ without a subprocess.
 from __future__ import annotations
 
 import datetime as _dt
+import errno
 import json
 import os
 import platform
@@ -42,6 +43,7 @@ from . import provenance
 from .instance import EncodedInstance, load_instance
 from .store import (
     InstanceLock,
+    StorageError,
     atomic_write,
     commit,
     csv_bytes,
@@ -49,9 +51,11 @@ from .store import (
     lock_path,
     read_meta,
     recover,
+    remove_tree,
     result_dir,
     sha256_bytes,
     staging_dir,
+    storage,
 )
 
 if TYPE_CHECKING:
@@ -472,28 +476,63 @@ def execute(root: str | Workspace, job: Job, options: RunOptions = RunOptions())
     ws = Workspace.from_env(root)
     d = result_dir(ws, job.method, job.ref, job.instance)
     lock = InstanceLock(d)
-    if not lock.acquire():
-        return Outcome(job, "locked")
     try:
-        recover(d)
-        state = instance_state(d)
-        if state == "ok" and not options.force:
-            meta = read_meta(d) or {}
-            if not provenance.stale_fields(
-                meta.get("fingerprint"), expected_fingerprint(ws, job, options)
-            ):
-                return Outcome(job, "skipped")
-        stage = staging_dir(d)
-        stage.mkdir(parents=True)
-        with thread_limit(options.blas_threads):
-            outcome = _execute_locked(ws, stage, job, options)
-        if outcome.status == "ok" or state != "ok":
-            commit(stage, d)
-        else:  # a failed rerun never replaces a finished result
-            shutil.rmtree(stage)
-        return outcome
-    finally:
-        lock.release()
+        with storage():
+            if not lock.acquire():
+                return Outcome(job, "locked")
+        try:
+            recover(d)
+            state = instance_state(d)
+            if state == "ok" and not options.force:
+                meta = read_meta(d) or {}
+                if not provenance.stale_fields(
+                    meta.get("fingerprint"), expected_fingerprint(ws, job, options)
+                ):
+                    return Outcome(job, "skipped")
+            stage = staging_dir(d)
+            with storage():
+                stage.mkdir(parents=True)
+            with thread_limit(options.blas_threads):
+                outcome = _execute_locked(ws, stage, job, options)
+            if outcome.status == "ok" or state != "ok":
+                commit(stage, d)
+            else:  # a failed rerun never replaces a finished result
+                remove_tree(stage)
+            return outcome
+        finally:
+            lock.release()
+    except OSError as e:
+        cause = infrastructure_cause(e)
+        if cause is None:
+            raise
+        try:  # what the job had staged; the earlier result, if any, is untouched
+            remove_tree(staging_dir(d))
+        except OSError:
+            pass
+        return Outcome(job, "interrupted", infrastructure_message(cause))
+
+
+#: errors of the machine rather than of a method, wherever they are raised in a job
+INFRASTRUCTURE_ERRNO = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.ESTALE})
+
+
+def infrastructure_cause(e: BaseException) -> str | None:
+    """The real cause, in words, when ``e`` is a failure of the machine or the file system
+    (a full disk, a read-only or vanished directory, an I/O error) rather than of the
+    method; None otherwise."""
+    if not isinstance(e, OSError) or not (
+        isinstance(e, StorageError) or e.errno in INFRASTRUCTURE_ERRNO
+    ):
+        return None
+    code = errno.errorcode.get(e.errno or 0, "")
+    text = e.strerror or str(e)
+    where = f": {e.filename}" if e.filename else ""
+    return f"{text}{f' ({code})' if code else ''}{where}"
+
+
+def infrastructure_message(cause: str) -> str:
+    """The error of a job stopped by an infrastructure failure (never recorded)."""
+    return f"infrastructure failure, not the method's: {cause}; nothing recorded, a plain rerun retries it"
 
 
 def _execute_locked(ws: Workspace, d: Path, job: Job, options: RunOptions) -> Outcome:
@@ -565,6 +604,8 @@ def _execute_locked(ws: Workspace, d: Path, job: Job, options: RunOptions) -> Ou
         status: Status = "ok"
         error = None
     except Exception as e:  # a failing method is recorded, not raised
+        if infrastructure_cause(e) is not None:
+            raise  # the machine failed, not the method: execute() records nothing
         status, error = "failed", f"{type(e).__name__}: {e}"
         if isinstance(e, MemoryError) and options.memory_limit:
             error += f" (past the memory limit of {options.memory_limit // 2**20} MB per job)"

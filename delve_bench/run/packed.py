@@ -44,11 +44,36 @@ def _size_of(task: str) -> int:
     return int(task.rsplit("std.", 1)[1])
 
 
+#: the most a packed meta file may inflate to (the largest committed one is about 0.2 MB):
+#: a few hundred KB of .xz can otherwise inflate to gigabytes
+MAX_META_BYTES = 64 * 2**20
+#: the most a packed losses file may hold, uncompressed (the largest committed file holds
+#: about 14 MB) and in rows
+MAX_LOSS_BYTES = 2 * 2**30
+MAX_LOSS_ROWS = 100_000_000
+
+
+def _inflate(path: Path) -> bytes:
+    """The bytes a .xz file holds, refusing more than :data:`MAX_META_BYTES`."""
+    if not path.is_file():
+        raise DelveError(f"{path}: not a regular file")
+    d = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
+    out = d.decompress(path.read_bytes(), max_length=MAX_META_BYTES + 1)
+    if len(out) > MAX_META_BYTES or not d.eof:
+        if len(out) > MAX_META_BYTES:
+            raise DelveError(
+                f"{path}: inflates to more than {MAX_META_BYTES // 2**20} MB; not a meta file "
+                "delve wrote (restore it from git)"
+            )
+        raise EOFError("compressed data ended before the end-of-stream marker")
+    return out
+
+
 def _meta_lines(path: Path) -> list[dict]:
     """The meta lines of a packed file; a damaged file is one error naming it (and the
     line), as every committed file is checked where it is read."""
     try:
-        text = lzma.decompress(path.read_bytes()).decode()
+        text = _inflate(path).decode()
     except (OSError, lzma.LZMAError, EOFError, UnicodeDecodeError) as e:
         raise DelveError(
             f"{path}: not a readable .jsonl.xz file ({e}); restore it from git"
@@ -120,7 +145,16 @@ def read_losses(path: str | Path) -> pd.DataFrame:
     """A packed losses file as a DataFrame (``task, instance, case, S, A, L``; the losses
     as float64 holding the committed float32 values, NaN for a loss not committed)."""
     pa, pq = _pyarrow()
+    if not Path(path).is_file():
+        raise DelveError(f"{path}: not a regular file")
     try:
+        md = pq.ParquetFile(path).metadata
+        size = sum(md.row_group(i).total_byte_size for i in range(md.num_row_groups))
+        if md.num_rows > MAX_LOSS_ROWS or size > MAX_LOSS_BYTES:
+            raise DelveError(
+                f"{path}: holds {md.num_rows} rows, {size // 2**20} MB uncompressed; more than "
+                "a losses file delve writes (restore it from git)"
+            )
         df = pq.read_table(path).to_pandas()
     except (OSError, pa.ArrowException) as e:
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__

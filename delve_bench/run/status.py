@@ -1,5 +1,6 @@
 """``delve status``: which instances of which (method, task) are done, stale, failed,
-corrupt or missing, read from the result store (stale: made under another fingerprint,
+corrupt or missing, and which are locked (by whom, how long ago the lease was refreshed,
+held or expired), read from the result store (stale: made under another fingerprint,
 see :func:`delve_bench.run.store.task_instances` and docs/provenance.md)."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from ..tasks.names import resolve_tasks
 from ..tasks.spec import prototask_spec
 from ..workspace import Workspace
 from .sources import method_tasks, reference_methods
-from .store import task_instances
+from .store import task_instances, task_locks
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -31,11 +32,14 @@ class StatusRow:
     missing: list[int] = field(default_factory=list)
     errors: dict[int, str] = field(default_factory=dict)
     stale_fields: dict[int, str] = field(default_factory=dict)
+    #: lock files of the task's instances: instance -> holder, age and whether it still holds
+    locks: dict[int, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         d = dataclasses.asdict(self)
         d["errors"] = {str(k): v for k, v in sorted(self.errors.items())}
         d["stale_fields"] = {str(k): v for k, v in sorted(self.stale_fields.items())}
+        d["locks"] = {str(k): v for k, v in sorted(self.locks.items())}
         return d
 
 
@@ -62,5 +66,6 @@ def study_status(ws: Workspace, names: list[str]) -> list[StatusRow]:
                     row.errors[st.index] = (st.meta or {}).get("error", "?")
                 elif st.state == "stale":
                     row.stale_fields[st.index] = st.detail
+            row.locks.update({i: info.describe() for i, info in task_locks(ws, m, ref).items()})
             rows.append(row)
     return rows

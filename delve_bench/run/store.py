@@ -21,7 +21,9 @@ import io
 import json
 import os
 import socket
+import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,35 +68,61 @@ def _exchange(a: Path, b: Path) -> bool:
     return f(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0
 
 
-def commit(stage: Path, d: Path) -> None:
-    """Make the complete staging directory ``stage`` the instance directory ``d``,
-    replacing an earlier result in one step."""
+class StorageError(OSError):
+    """The result store could not be written or read (a full disk, a read-only or vanished
+    directory): a failure of the machine, not of the method, never recorded as one."""
+
+
+class storage:  # noqa: N801 - a context manager used as ``with storage():``
+    """Turn an OSError of the store's own file operations into a :class:`StorageError`."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind, e, tb) -> None:
+        if isinstance(e, OSError) and not isinstance(e, StorageError):
+            raise StorageError(e.errno, e.strerror or str(e), e.filename) from e
+
+
+def remove_tree(p: Path) -> None:
+    """Remove directory ``p``; a symbolic link in its place is unlinked, never followed
+    (a link would make rmtree fail and so wedge every later run of the instance)."""
     import shutil
 
-    if not d.exists():
-        os.rename(stage, d)
-    elif _exchange(stage, d):
-        shutil.rmtree(stage)  # now holds the earlier result
-    else:  # two renames; recover() undoes the first if a kill falls between them
-        old = _old_dir(d)
-        os.rename(d, old)
-        os.rename(stage, d)
-        shutil.rmtree(old)
+    if p.is_symlink():
+        p.unlink()
+    elif p.exists():
+        shutil.rmtree(p)
+
+
+def commit(stage: Path, d: Path) -> None:
+    """Make the complete staging directory ``stage`` the instance directory ``d``,
+    replacing an earlier result in one step. An instance directory that is a symbolic link
+    is replaced by the real directory (the link's target is left alone)."""
+    with storage():
+        if not d.exists() and not d.is_symlink():
+            os.rename(stage, d)
+        elif _exchange(stage, d):
+            remove_tree(stage)  # now holds the earlier result (or the link)
+        else:  # two renames; recover() undoes the first if a kill falls between them
+            old = _old_dir(d)
+            os.rename(d, old)
+            os.rename(stage, d)
+            remove_tree(old)
 
 
 def recover(d: Path) -> None:
     """Clean up after a job that was killed: bring back an earlier result moved aside by a
     commit interrupted half-way, drop leftovers and an unfinished staging directory.
     Call it while holding the instance's lock."""
-    import shutil
-
-    old = _old_dir(d)
-    if old.exists():
-        if d.exists():
-            shutil.rmtree(old)
-        else:
-            os.rename(old, d)
-    shutil.rmtree(staging_dir(d), ignore_errors=True)
+    with storage():
+        old = _old_dir(d)
+        if old.exists() or old.is_symlink():
+            if d.exists() or d.is_symlink():
+                remove_tree(old)
+            else:
+                os.rename(old, d)
+        remove_tree(staging_dir(d))
 
 
 _UMASK = os.umask(0)
@@ -106,18 +134,19 @@ def atomic_write(path: Path, data: bytes) -> None:
 
     Temporary file + rename survives a killed process. There is no fsync (it costs ~0.1 s a
     file on some disks); after a machine crash a torn losses.csv is caught by the checksum
-    that meta.json records."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; results are ordinary files
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    that meta.json records. An OSError is raised as a :class:`StorageError`."""
+    with storage():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; results are ordinary files
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
 
 
 def csv_bytes(df: pd.DataFrame) -> bytes:
@@ -131,11 +160,37 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def read_meta(d: Path) -> dict | None:
-    """meta.json as a mapping; None when it is absent, unreadable, not JSON or not a JSON
-    object (instance_state tells these apart: absent is missing, the rest corrupt)."""
+#: the largest meta.json read (a real one is a few KB)
+MAX_META_BYTES = 16 * 2**20
+
+
+def read_regular(path: Path, limit: int | None = None) -> bytes:
+    """The bytes of ``path`` if it is a regular file (of at most ``limit`` bytes).
+
+    A FIFO, a device (``/dev/zero``) or a socket in a result's place would hang a reader
+    or fill its memory: it raises OSError instead, as an unreadable file does."""
+    import errno
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO's open must not block either
     try:
-        meta = json.loads((d / "meta.json").read_bytes())
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        if limit is not None and st.st_size > limit:
+            raise OSError(errno.EFBIG, f"larger than {limit} bytes", str(path))
+        with os.fdopen(os.dup(fd), "rb") as f:
+            return f.read()
+    finally:
+        os.close(fd)
+
+
+def read_meta(d: Path) -> dict | None:
+    """meta.json as a mapping; None when it is absent, unreadable, not a regular file, not
+    JSON or not a JSON object (instance_state tells these apart: absent is missing, the
+    rest corrupt)."""
+    try:
+        meta = json.loads(read_regular(d / "meta.json", MAX_META_BYTES))
     except (OSError, ValueError, RecursionError):
         return None
     return meta if isinstance(meta, dict) else None
@@ -155,7 +210,7 @@ def instance_state(d: Path) -> str:
     if status != "ok" or not (meta.get("packed") or (d / "predictions.csv").is_file()):
         return "corrupt"
     try:
-        data = (d / "losses.csv").read_bytes()
+        data = read_regular(d / "losses.csv")
     except OSError:
         return "corrupt"
     return "ok" if sha256_bytes(data) == meta.get("losses_sha256") else "corrupt"
@@ -185,61 +240,170 @@ def lock_path(d: Path) -> Path:
     return d.parent / f".{d.name}.lock"
 
 
+#: seconds a lock stays valid without a refresh from its holder (``DELVE_LOCK_LEASE``)
+LEASE_SECONDS = 300.0
+
+
+def lease_seconds() -> float:
+    """The lease a new lock gets: ``DELVE_LOCK_LEASE`` seconds (a finite number > 0), else
+    :data:`LEASE_SECONDS`."""
+    raw = os.environ.get("DELVE_LOCK_LEASE")
+    try:
+        v = float(raw) if raw else LEASE_SECONDS
+    except ValueError:
+        raise DelveError(f"DELVE_LOCK_LEASE={raw!r}: not a number of seconds") from None
+    if not (v > 0 and v < float("inf")):
+        raise DelveError(f"DELVE_LOCK_LEASE={raw!r}: must be a finite number of seconds > 0")
+    return v
+
+
+@dataclass(frozen=True)
+class LockInfo:
+    """What a lock file says about its holder, and whether it still holds.
+
+    ``age``: seconds since the holder last refreshed the lease (the file's mtime);
+    ``alive``: True or False where the holder runs on this host (its pid checked), None on
+    another host; ``expired``: the lease ran out (``age`` > ``lease``)."""
+
+    host: str
+    pid: int | None
+    age: float
+    lease: float
+    alive: bool | None
+
+    @property
+    def expired(self) -> bool:
+        return self.age > self.lease
+
+    @property
+    def held(self) -> bool:
+        """The lock still keeps other runs out: its holder runs here, or (another host) its
+        lease has not expired."""
+        return bool(self.alive) if self.alive is not None else not self.expired
+
+    def describe(self) -> str:
+        who = f"{self.host} pid {self.pid if self.pid is not None else '?'}"
+        if self.alive is False:
+            return f"{who} (gone; refreshed {self.age:.0f} s ago)"
+        state = "expired" if self.expired else "held"
+        return f"{state} by {who}, refreshed {self.age:.0f} s ago (lease {self.lease:g} s)"
+
+
+def read_lock(path: Path) -> LockInfo | None:
+    """The lock file at ``path`` (None when there is none). A file being written right now
+    or left half-written reads as held by an unknown holder until its lease expires."""
+    try:
+        st = path.stat()
+        text = path.read_text(errors="replace")
+    except FileNotFoundError:
+        return None
+    except OSError:
+        text, st = "", None
+    age = max(0.0, time.time() - st.st_mtime) if st is not None else 0.0
+    parts = text.split()
+    lease = LEASE_SECONDS
+    if len(parts) >= 4:
+        try:
+            lease = float(parts[3])
+        except ValueError:
+            pass
+    if len(parts) < 3 or not parts[1].isdigit():
+        # unreadable: trust it for a short while (its writer may be writing it now)
+        return LockInfo(host="?", pid=None, age=age, lease=min(lease, 10.0), alive=None)
+    host, pid, start = parts[0], int(parts[1]), parts[2]
+    alive = None
+    if host == socket.gethostname():
+        now = _proc_start(pid)
+        alive = not (now is None or (start != "-" and now != "" and now != start))
+    return LockInfo(host=host, pid=pid, age=age, lease=lease, alive=alive)
+
+
 class InstanceLock:
-    """An exclusive lock file for one instance. It names the holder (host, pid, process start
-    time); a lock whose holder is dead, a zombie, or a reused pid is taken over."""
+    """An exclusive lock file for one instance, with a lease.
+
+    The file names the holder (host, pid, process start time, lease seconds). While it is
+    held, a thread of the holder refreshes the lease (touches the file) every sixth of the
+    lease. It is taken over when its holder on this host is dead, a zombie or a reused
+    pid, or -- from any host, e.g. a crashed node of a shared file system -- when the lease
+    has not been refreshed for longer than the lease: that takeover is said on stderr."""
 
     def __init__(self, d: Path):
         self.path = lock_path(d)
         self.held = False
+        self.took_over: str | None = None  # whose expired lock this one replaced
+        self._stop: threading.Event | None = None
 
     def acquire(self) -> bool:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         pid = os.getpid()
-        me = f"{socket.gethostname()} {pid} {_proc_start(pid) or '-'}"
+        lease = lease_seconds()
+        me = f"{socket.gethostname()} {pid} {_proc_start(pid) or '-'} {lease:g}"
         for _ in range(2):
             try:
                 fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
             except FileExistsError:
-                if self._stale():
-                    try:
-                        os.unlink(self.path)
-                    except FileNotFoundError:
-                        pass
-                    continue
-                return False
+                info = read_lock(self.path)
+                if info is not None and info.held:
+                    return False
+                if info is not None and info.alive is None and info.host != "?":
+                    self.took_over = info.describe()
+                    print(
+                        f"delve: taking over the lock {self.path}: {self.took_over}",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+                try:
+                    os.unlink(self.path)
+                except FileNotFoundError:
+                    pass
+                continue
             with os.fdopen(fd, "w") as f:
                 f.write(me)
             self.held = True
+            self._start_refresh(lease)
             return True
         return False
 
-    def holder_gone(self) -> bool:
-        """True when the lock's holder (on this host) no longer runs."""
-        return self._stale()
+    def _start_refresh(self, lease: float) -> None:
+        stop = self._stop = threading.Event()
+        path = self.path
 
-    def _stale(self) -> bool:
-        try:
-            host, pid, start = self.path.read_text().split()
-        except FileNotFoundError:
-            return True
-        except (OSError, ValueError):  # being written right now, or its writer died mid-write
-            try:
-                return time.time() - self.path.stat().st_mtime > 10
-            except FileNotFoundError:
-                return True
-        if host != socket.gethostname():
-            return False
-        now = _proc_start(int(pid))
-        return now is None or (start != "-" and now != "" and now != start)
+        def refresh() -> None:
+            while not stop.wait(lease / 6):
+                try:
+                    os.utime(path)
+                except OSError:  # gone (taken over, or the directory removed): nothing to keep
+                    return
+
+        threading.Thread(target=refresh, name="delve-lock-lease", daemon=True).start()
+
+    def holder_gone(self) -> bool:
+        """True when the lock no longer keeps other runs out (its holder on this host is
+        gone, or its lease expired)."""
+        info = read_lock(self.path)
+        return info is None or not info.held
 
     def release(self) -> None:
+        if self._stop is not None:
+            self._stop.set()
+            self._stop = None
         if self.held:
             try:
                 os.unlink(self.path)
             except FileNotFoundError:
                 pass
             self.held = False
+
+
+def task_locks(ws: Workspace, method: str, ref: TaskRef) -> dict[int, LockInfo]:
+    """The lock files of ``method``'s instances on a task: instance -> holder."""
+    base = ws.results / method / ref.dataset / ref.prototask / ref.name
+    out = {}
+    for p in base.glob(".*.lock"):
+        idx = p.name[1 : -len(".lock")]
+        if idx.isdigit() and (info := read_lock(p)) is not None:
+            out[int(idx)] = info
+    return out
 
 
 @dataclass(frozen=True)
@@ -302,7 +466,11 @@ def _losses_table(path: Path, losses: tuple[str, ...]) -> tuple[np.ndarray, dict
         return DelveError(f"{path}: malformed ({str(why).splitlines()[0] if str(why) else why})")
 
     try:
-        lines = path.read_bytes().decode("ascii").splitlines()
+        data = read_regular(path)  # a FIFO or a device in its place must not hang us
+    except OSError as e:
+        raise DelveError(f"{path}: cannot read ({e.strerror or e})") from None
+    try:
+        lines = data.decode("ascii").splitlines()
     except UnicodeDecodeError as e:
         raise malformed(e) from None
     if not lines or lines[0].split(",") != ["case", *losses]:

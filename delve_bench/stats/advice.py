@@ -169,6 +169,17 @@ def power_analysis(
         )
     if wanted == 0:
         notes.append("The difference to detect is 0: no design has power above alpha.")
+    if d.design == "2-way":
+        from .level import critical_p, null_rate
+
+        rate, crit = null_rate(vc, I, J, alpha), critical_p(vc, I, J, alpha)
+        if crit < alpha:
+            notes.append(
+                f"Here the quasi-F is liberal: at the estimated variance components it rejects "
+                f"{100 * rate:.1f} % of true nulls at the {100 * alpha:g} % level (simulated as "
+                f"`delve selftest` does). Every power above is that of the size-corrected "
+                f"test, p < {crit:.3g} for this design, not of p < {alpha:g}."
+            )
     if d.design == "2-way" and I < 4:
         notes.append(
             "With fewer than 4 instances the quasi-F may only claim p < 0.05 and rejects a "

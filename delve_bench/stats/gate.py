@@ -15,12 +15,26 @@ margin a change that scales every loss by 1.005 would be "significant" on any ta
 difference has no noise of its own); ``--margin 0`` asks exactly that question.
 
 A quasi-F with fewer than 4 instances may only claim ``p < 0.05`` and is counted as
-p = 0.05 (so it can never fail the gate alone). Baseline instances that are missing,
-failed or corrupt in the workspace fail the gate too.
+p = 0.05 (so it can never fail the gate alone). Where the quasi-F is liberal at the
+estimated variance components (:mod:`.level`), its calibrated p is used (the test reads
+``F (calibrated)``). Baseline instances that are missing,
+failed, corrupt or stale in the workspace fail the gate too.
+
+**Changed specs.** The baseline's results are read with their *own* fingerprints, never
+against today's method files (which would make every baseline result of a changed method
+stale and drop it without a word). Each baseline instance is paired with the workspace's
+instance and their fingerprints are compared field by field (method version, params,
+budget rule and budget, task spec, splits and data; docs/provenance.md). A method whose
+fields differ is still compared, and its row reads ``changed spec (field ...)``: it fails
+the gate unless the method is accepted (``--accept-changed METHOD``), and an accepted
+method is then judged like any other (a worse one still fails). When the task's instances
+themselves changed, the losses cannot be paired and the row says so. A method with results
+on only one side is listed: ``missing`` (baseline only, fails) or ``new`` (workspace only).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -28,7 +42,7 @@ import numpy as np
 from scipy import stats as sps
 
 from ..errors import DelveError
-from ..run.store import read_task_results
+from ..run.store import InstanceResult, read_instance, read_task_results, result_dir, task_instances
 from ..tasks.names import TaskRef
 from ..workspace import Workspace
 from .anova import anova
@@ -75,18 +89,25 @@ class CheckRow:
     task: str
     loss: str
     design: str
-    status: str  # unchanged | better | worse | changed | missing
+    status: str  # unchanged | better | worse | changed | missing | changed spec | new
     instances: int  # compared
     missing: tuple[int, ...]  # baseline instances the workspace lacks
     why: str  # for missing instances: their state in the workspace (missing, failed, corrupt)
-    baseline: float | None  # standardised expected loss
-    current: float | None
-    change: float | None  # relative change of the raw expected loss (S, A); nats (L)
-    margin: float | None  # delta, raw units
-    test: str
-    p: float | None  # non-inferiority test (two-sided p of mu = delta)
-    p_adjusted: float | None
-    p_change: float | None  # the design's test of mu = 0
+    baseline: float | None = None  # standardised expected loss
+    current: float | None = None
+    change: float | None = None  # relative change of the raw expected loss (S, A); nats (L)
+    margin: float | None = None  # delta, raw units
+    test: str = ""
+    p: float | None = None  # non-inferiority test (two-sided p of mu = delta)
+    p_adjusted: float | None = None
+    p_change: float | None = None  # the design's test of mu = 0
+    #: fingerprint fields that differ between the baseline's instances and the workspace's
+    spec_change: tuple[str, ...] = ()
+    #: the method was accepted with --accept-changed: ``status`` is the comparison's verdict
+    accepted: bool = False
+    #: the verdict of the comparison itself (unchanged | better | worse | changed), also for
+    #: a row whose status is ``changed spec``; '' where nothing could be compared
+    comparison: str = ""
 
 
 @dataclass(frozen=True)
@@ -105,8 +126,12 @@ class CheckResult:
         return [r for r in self.rows if r.status == "missing"]
 
     @property
+    def changed_spec(self) -> list[CheckRow]:
+        return [r for r in self.rows if r.status == "changed spec"]
+
+    @property
     def failed(self) -> bool:
-        return bool(self.worse or self.missing)
+        return bool(self.worse or self.missing or self.changed_spec)
 
     def to_dict(self) -> dict:
         return {
@@ -137,30 +162,108 @@ def _test(d: np.ndarray, design: str, n_train: int) -> TestResult:
         return _test_over_cases(d)
     if design == "resampled":  # overlapping training sets: Nadeau & Bengio's correction
         return corrected_resampled_t_test(d.mean(axis=1), n_train, d.shape[1])
-    return compare_test(anova(d, design))
+    a = anova(d, design)
+    res = compare_test(a)
+    if res.test == "F" and res.p is not None:
+        # the quasi-F is liberal in some designs: decide on its calibrated p there
+        # (stats.level), never on a p smaller than the one it reports
+        from .level import calibrated_p, is_liberal
+        from .power import VarianceComponents
+
+        vc = VarianceComponents.from_anova(a)
+        if is_liberal(vc, a.I, a.J):
+            p = max(res.p_reported or 0.0, calibrated_p(vc, a.I, a.J, res.p))
+            return TestResult(test="F (calibrated)", statistic=res.statistic, df=res.df, p=p)
+    return res
 
 
-def _row(ws, base, method, ref, loss, margin) -> CheckRow | None:
+def _baseline_results(
+    base: ResultsTree, method: str, ref: TaskRef, layout
+) -> tuple[list[InstanceResult], str, list[int]]:
+    """Every complete instance of the baseline, read with its own fingerprint (``ok`` or
+    ``stale`` against today's specs alike); '' or why its losses cannot be paired with
+    today's test sets (the task's instances changed); the baseline's own corrupt
+    instances (a damaged file, or one that is not a regular file), which hold nothing to
+    compare and are named in the row."""
+    tests = {inst.index: inst.test for inst in layout.instances}
+    out: list[InstanceResult] = []
+    corrupt: list[int] = []
+    for st in task_instances(base, method, ref, layout):
+        if st.state == "corrupt":
+            corrupt.append(st.index)
+        if st.state not in ("ok", "stale"):
+            continue
+        try:
+            out.append(
+                read_instance(
+                    result_dir(base, method, ref, st.index), tests[st.index], layout.proto.losses
+                )
+            )
+        except DelveError as e:
+            return out, str(e), corrupt
+    return out, "", corrupt
+
+
+def spec_difference(recorded: dict | None, current: dict | None) -> list[str]:
+    """Fingerprint fields whose values differ between two instances' meta.json
+    fingerprints (``["fingerprint"]`` where either has none)."""
+    if not isinstance(recorded, dict) or not isinstance(current, dict):
+        return ["fingerprint"]
+    return sorted(k for k in recorded.keys() | current.keys() if recorded.get(k) != current.get(k))
+
+
+def _row(ws, base, method, ref, loss, margin, accepted: bool) -> CheckRow | None:
     layout = layout_of(ws, ref)
     if loss not in layout.proto.losses:
         return None  # e.g. S on a classification task
-    base_res, _ = read_task_results(base, method, ref, layout)
-    if not base_res or all(r.losses[loss] is None for r in base_res):
-        return None  # nothing of this loss in the baseline to hold the workspace to
+    base_res, unpaired, base_corrupt = _baseline_results(base, method, ref, layout)
+    noted = (
+        f"baseline corrupt, not compared: {' '.join(map(str, base_corrupt))}"
+        if base_corrupt
+        else ""
+    )
     cur_res, states = read_task_results(ws, method, ref, layout)
     cur = {r.instance: r for r in cur_res}
+    changed = sorted(
+        {
+            f
+            for r in base_res
+            if r.instance in cur
+            for f in spec_difference(
+                r.meta.get("fingerprint"), cur[r.instance].meta.get("fingerprint")
+            )
+        }
+    )
+    common = dict(method=method, task=ref.full_name, loss=loss, design=layout.design)
+    if unpaired:
+        if not changed:
+            raise DelveError(unpaired)
+        # the task's instances changed: the losses cannot be paired case by case
+        return CheckRow(
+            **common,
+            status="accepted" if accepted else "changed spec",
+            instances=0,
+            missing=(),
+            why=f"not comparable: {unpaired}",
+            spec_change=tuple(changed),
+            accepted=accepted,
+        )
+    if not base_res or all(r.losses[loss] is None for r in base_res):
+        return None  # nothing of this loss in the baseline to hold the workspace to
     wanted = [r for r in base_res if r.losses[loss] is not None]
     missing = tuple(
         r.instance for r in wanted if r.instance not in cur or cur[r.instance].losses[loss] is None
     )
-    common = dict(method=method, task=ref.full_name, loss=loss, design=layout.design)
     state = {i: k for k, idx in states.items() for i in idx}
     groups: dict[str, list[int]] = {}
     for i in missing:
         groups.setdefault(state.get(i, f"no {loss} loss"), []).append(i)
-    why = "; ".join(f"{k}: {' '.join(map(str, v))}" for k, v in groups.items())
+    why = "; ".join(
+        [f"{k}: {' '.join(map(str, v))}" for k, v in groups.items()] + ([noted] if noted else [])
+    )
     st = task_standardizer(ws, layout, loss)
     yb = np.vstack([x for r in wanted if (x := r.losses[loss]) is not None])
+    extra: dict = {"spec_change": tuple(changed), "accepted": accepted}
     if missing:
         return CheckRow(
             **common,
@@ -169,13 +272,7 @@ def _row(ws, base, method, ref, loss, margin) -> CheckRow | None:
             missing=missing,
             why=why,
             baseline=st.mean(float(yb.mean())),
-            current=None,
-            change=None,
-            margin=None,
-            test="",
-            p=None,
-            p_adjusted=None,
-            p_change=None,
+            **extra,
         )
     yc = np.vstack([x for r in wanted if (x := cur[r.instance].losses[loss]) is not None])
     mb, mc = float(yb.mean()), float(yc.mean())
@@ -196,7 +293,7 @@ def _row(ws, base, method, ref, loss, margin) -> CheckRow | None:
         status=status,
         instances=len(wanted),
         missing=(),
-        why="",
+        why=noted,
         baseline=st.mean(mb),
         current=st.mean(mc),
         change=change,
@@ -205,7 +302,20 @@ def _row(ws, base, method, ref, loss, margin) -> CheckRow | None:
         p=p,
         p_adjusted=None,
         p_change=p_change,
+        **extra,
     )
+
+
+def check_margin(margin: float) -> float:
+    """The margin as a float, or one error: it must be a finite non-negative number (NaN
+    would make every comparison with it false, and so switch the gate off)."""
+    try:
+        m = float(margin)
+    except (TypeError, ValueError):
+        raise DelveError(f"--margin {margin!r}: not a number") from None
+    if not math.isfinite(m) or m < 0:
+        raise DelveError(f"--margin {margin!r}: must be a finite number >= 0")
+    return m
 
 
 def check(
@@ -216,26 +326,43 @@ def check(
     losses: tuple[str, ...] = ("S", "Z"),
     alpha: float = ALPHA,
     margin: float = MARGIN,
+    accept_changed: tuple[str, ...] = (),
 ) -> CheckResult:
     """Compare the workspace's results with ``baseline`` (a path, or a workspace such as
-    :func:`delve_bench.study.beside.study_baseline`) task by task (see module doc)."""
+    :func:`delve_bench.study.beside.study_baseline`) task by task (see module doc).
+
+    ``accept_changed``: methods whose changed spec is intended (their rows are judged on
+    the comparison alone)."""
     from ..report.collect import result_methods, result_tasks
 
+    margin = check_margin(margin)
+    if not (0 < alpha < 1):  # NaN fails this too
+        raise DelveError(f"--alpha {alpha!r}: must be a number between 0 and 1")
     base = baseline if isinstance(baseline, Workspace) else baseline_tree(ws, baseline)
-    if base.reference is not None:
-        baseline = f"study {base.reference.name} ({base.results})"
+    label = (
+        f"study {base.reference.name} ({base.results})"
+        if base.reference is not None
+        else str(base.results)
+    )
     in_base = result_methods(base)
-    methods = methods or in_base
+    in_ws = result_methods(ws)
+    for m in accept_changed:
+        if m not in in_base and m not in in_ws:
+            raise DelveError(f"--accept-changed {m}: no results of {m} on either side")
+    wanted = methods or in_base + [m for m in in_ws if m not in in_base]
     rows: list[CheckRow] = []
-    for m in methods:
+    for m in wanted:
         if m not in in_base:
-            raise DelveError(f"{m} has no results in the baseline {baseline}")
+            if m not in in_ws:
+                raise DelveError(f"{m} has no results in the baseline {baseline} nor here")
+            rows.extend(_new_rows(ws, m, refs))
+            continue
         tasks = result_tasks(base, [m])
         if refs is not None:
             tasks = [t for t in tasks if t in set(refs)]
         for ref in tasks:
             for loss in losses:
-                row = _row(ws, base, m, ref, loss, margin)
+                row = _row(ws, base, m, ref, loss, margin, m in accept_changed)
                 if row is not None:
                     rows.append(row)
     if not rows:
@@ -250,5 +377,32 @@ def check(
                 status = "worse"
             elif pc is not None and pc < alpha and (r.current or 0.0) < (r.baseline or 0.0):
                 status = "better"
-        final.append(CheckRow(**{**asdict(r), "status": status, "p_adjusted": pa}))
-    return CheckResult(baseline=str(baseline), alpha=alpha, margin=margin, rows=tuple(final))
+        verdict = status if status in ("unchanged", "changed", "worse", "better") else ""
+        if r.spec_change and not r.accepted and status != "missing":
+            status = "changed spec"
+        final.append(
+            CheckRow(**{**asdict(r), "status": status, "p_adjusted": pa, "comparison": verdict})
+        )
+    return CheckResult(baseline=label, alpha=alpha, margin=margin, rows=tuple(final))
+
+
+def _new_rows(ws: Workspace, method: str, refs: list[TaskRef] | None) -> list[CheckRow]:
+    """One row per task of a method with results here but none in the baseline."""
+    from ..report.collect import result_tasks
+
+    tasks = result_tasks(ws, [method])
+    if refs is not None:
+        tasks = [t for t in tasks if t in set(refs)]
+    return [
+        CheckRow(
+            method=method,
+            task=ref.full_name,
+            loss="-",
+            design="",
+            status="new",
+            instances=0,
+            missing=(),
+            why="not in the baseline",
+        )
+        for ref in tasks
+    ]

@@ -147,8 +147,16 @@ def power(
     mean = delta + np.sqrt(v) * z
     ms_a, ms_b, ms_e = ea * ca, eb * cb, vc.var_e * ce
     p, *_ = quasi_f_p_value(mean, ms_a, ms_b, ms_e, I, J)
-    # MSa + MSb = 0 cannot happen with continuous draws unless every component is 0
-    return float(np.mean(p < alpha))
+    # MSa + MSb = 0 cannot happen with continuous draws unless every component is 0.
+    # The size-corrected test (stats.level): where the raw quasi-F is liberal, a power
+    # from its nominal threshold would count false rejections as power
+    return float(np.mean(p < _critical(vc, I, J, alpha)))
+
+
+def _critical(vc: VarianceComponents, I: int, J: int, alpha: float) -> float:
+    from .level import critical_p
+
+    return critical_p(vc, I, J, alpha)
 
 
 def simulated_power(
@@ -178,6 +186,7 @@ def simulated_power(
         else:
             assert ms.ms_b is not None
             p, *_ = quasi_f_p_value(ms.mean, ms.ms_a, ms.ms_b, ms.ms_e, I, J)
+            p = np.where(p < _critical(vc, I, J, alpha), 0.0, 1.0)  # the size-corrected test
         rejected += int(np.sum(p < alpha))
     return rejected / studies
 

@@ -9,7 +9,18 @@
   ``CD = q_alpha sqrt(k (k+1) / (6 N))``, q_alpha the studentized range quantile (k
   groups, infinite d.o.f.) over sqrt(2);
 * Holm post-hoc: every pair's ``z = (R_i - R_j) / sqrt(k (k+1) / (6 N))``, two-sided
-  normal p-values, Holm's step-down over the k (k-1) / 2 pairs.
+  normal p-values, Holm's step-down over the k (k-1) / 2 pairs;
+* Wilcoxon post-hoc (Benavoli, Corani & Mangili 2016, JMLR 17(5)): every pair compared
+  on its own per-block values (``block_values``, e.g. the mean standardised loss of each
+  method in each block) by the two-sided Wilcoxon signed-rank test (exact for N <= 50
+  without ties, else the normal approximation; zero differences dropped), Holm's
+  step-down over the pairs.
+
+Why the last: the mean-rank tests (Nemenyi and the Holm z-tests) compare two methods
+through ranks that depend on every *other* method in the pool; adding or removing a third
+method can make A and B differ or not with their own results unchanged. The Wilcoxon test
+of A and B reads only A's and B's values. Its smallest two-sided p with N blocks is
+2 / 2^N, so it needs at least 6 blocks to reach p < 0.05.
 
 The blocks must be independent: ``delve report`` uses one block per prototask by
 default, because the tasks of one prototask share nested training sets.
@@ -24,7 +35,7 @@ from scipy import stats as sps
 
 from .multiple import adjust
 
-POSTHOCS = ("nemenyi", "holm")
+POSTHOCS = ("nemenyi", "holm", "wilcoxon")
 
 #: Demšar (2006) Table 6, the worked example: ranks of C4.5, C4.5+m, C4.5+cf and
 #: C4.5+m+cf (columns) on 14 data sets (rows). Published: average ranks 3.143, 2.000,
@@ -53,6 +64,15 @@ def block_ranks(losses: np.ndarray) -> np.ndarray:
     return sps.rankdata(np.asarray(losses, dtype=float), axis=1)
 
 
+def wilcoxon_p(d: np.ndarray) -> float:
+    """Two-sided p of the Wilcoxon signed-rank test of the paired differences ``d`` (N,)
+    against 0; 1 when every difference is 0 (nothing to tell the methods apart)."""
+    d = np.asarray(d, dtype=float)
+    if not np.any(d != 0):
+        return 1.0
+    return float(sps.wilcoxon(d, zero_method="wilcox", alternative="two-sided").pvalue)
+
+
 def nemenyi_cd(k: int, N: int, alpha: float = 0.05) -> float:
     """Nemenyi's critical difference of average ranks (Demšar 2006, eq. after Table 5)."""
     q = sps.studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2)
@@ -71,10 +91,10 @@ class Friedman:
     p_chi2: float
     iman_davenport: float | None  # undefined when chi2 = N (k - 1)
     p_iman_davenport: float | None
-    posthoc: str  # 'nemenyi' | 'holm'
+    posthoc: str  # 'nemenyi' | 'holm' | 'wilcoxon'
     alpha: float
     cd: float | None  # Nemenyi's critical difference (None for Holm)
-    pair_p: dict[tuple[str, str], float]  # Holm-adjusted pair p (Holm post-hoc only)
+    pair_p: dict[tuple[str, str], float]  # Holm-adjusted pair p (holm, wilcoxon)
     different: tuple[tuple[bool, ...], ...]
 
     def differ(self, a: str, b: str) -> bool:
@@ -87,10 +107,18 @@ def friedman(
     blocks: int,
     posthoc: str = "nemenyi",
     alpha: float = 0.05,
+    block_values: np.ndarray | None = None,
 ) -> Friedman:
-    """Friedman, Iman-Davenport and the post-hoc test from average ranks over ``blocks``."""
+    """Friedman, Iman-Davenport and the post-hoc test from average ranks over ``blocks``.
+
+    ``block_values`` (blocks x methods): each method's value in each block, which the
+    Wilcoxon post-hoc compares pair by pair (required for it, unused otherwise)."""
     if posthoc not in POSTHOCS:
         raise ValueError(f"unknown post-hoc test {posthoc!r}")
+    if posthoc == "wilcoxon" and (
+        block_values is None or np.shape(block_values) != (int(blocks), len(methods))
+    ):
+        raise ValueError("the Wilcoxon post-hoc needs block_values of shape (blocks, methods)")
     R = np.asarray(average_ranks, dtype=float)
     k, N = len(R), int(blocks)
     chi2 = 12.0 * N / (k * (k + 1)) * (np.sum(R**2) - k * (k + 1) ** 2 / 4.0)
@@ -111,7 +139,14 @@ def friedman(
     else:
         cd = None
         pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
-        raw = [float(2 * sps.norm.sf(diff[i, j] / se)) for i, j in pairs]
+        if posthoc == "wilcoxon":
+            assert block_values is not None
+            raw = [
+                wilcoxon_p(np.asarray(block_values)[:, i] - np.asarray(block_values)[:, j])
+                for i, j in pairs
+            ]
+        else:
+            raw = [float(2 * sps.norm.sf(diff[i, j] / se)) for i, j in pairs]
         adj = adjust(raw, "holm")
         different = np.zeros((k, k), dtype=bool)
         for (i, j), p in zip(pairs, adj, strict=True):

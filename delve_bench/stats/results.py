@@ -110,6 +110,15 @@ class ComparisonResult(_TaskFacts):
     instances_unpaired: dict | None = None  # method -> its instances the other lacks
     budget_a: dict | None = None  # {mode, time_scale} of each method's instances
     budget_b: dict | None = None
+    #: 2-way quasi-F only (:mod:`~delve_bench.stats.level`): its rate of p < 0.05 under H0
+    #: at the estimated components, whether that is liberal, the size-corrected threshold,
+    #: the calibrated p, the decision at 5 % and, when liberal, a sentence saying so
+    level: float | None = None
+    liberal: bool | None = None
+    critical_p: float | None = None
+    p_calibrated: float | None = None
+    level_note: str | None = None
+    significant_5pc: bool | None = None
 
     @property
     def verdict(self) -> str:
@@ -126,7 +135,10 @@ class ComparisonResult(_TaskFacts):
 
     @property
     def significant(self) -> bool:
-        """p < 0.05 (a bounded ``p < 0.05`` included)."""
+        """Significant at 5 %: p < 0.05, or for the 2-way quasi-F, p below its
+        size-corrected threshold (a liberal or bounded ``p < 0.05`` alone is not enough)."""
+        if self.significant_5pc is not None:
+            return self.significant_5pc
         return self.p_text.startswith("<") or (self.p is not None and self.p < 0.05)
 
 

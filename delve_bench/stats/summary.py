@@ -283,8 +283,18 @@ def compare(
         "permutation": permutation_fields(ya, yb),
         "standardization": {"scale": st.scale, "shift": st.shift},
     }
+    if design == "2-way" and isinstance(est, Anova) and test.test == "F":
+        # the quasi-F is approximate: its level at the estimated components (stats.level)
+        from .level import level_fields
+        from .power import VarianceComponents
+
+        out.update(level_fields(VarianceComponents.from_anova(est), est.I, est.J, test.p))
     if bayes and isinstance(est, Anova):  # the posterior is for DELVE's two designs
-        post = posterior(est, grid=0)
+        try:
+            post = posterior(est, grid=0)
+        except ValueError as e:  # e.g. identical methods: every difference is 0
+            out["bayes_note"] = f"{e}"
+            return out
         out.update(
             posterior_prob_negative=post.prob_negative,
             posterior_prob_positive=post.prob_positive,

@@ -24,6 +24,13 @@ byte-identically anywhere. Each meta line keeps the sha256 of the full-precision
 and have no loss rows. A few bulky info fields no display reads are left out of the meta
 lines (:data:`NOT_COMMITTED_INFO`).
 
+Each meta line of an instance with loss rows also records ``packed_losses_sha256``: the
+sha256 of the losses.csv that its committed (float32) rows make (:func:`packed_rows_sha`,
+the very file :func:`unpack` writes), computed when the rows come from the working store
+and never recomputed from the committed file (which would bless an edited value). ``delve study verify`` checks every committed
+instance against it before anything else, so an edited committed value is found whether or
+not the report was regenerated from it.
+
 :func:`unpack` writes packed results back in the ordinary layout (losses.csv from the
 packed values, meta.json with ``packed: true`` and the sha256 of that file; no
 predictions), so every command (stats, compare, report, status) reads them.
@@ -60,6 +67,7 @@ from ..tasks.names import TaskRef
 __all__ = [
     "LOSSES",
     "LOSS_COLUMNS",
+    "PACKED_SHA",
     "Packed",
     "_meta_lines",
     "pack",
@@ -70,6 +78,8 @@ __all__ = [
     "read_packed",
     "unpack",
 ]
+#: the meta-line field holding the sha256 of an instance's committed loss rows
+PACKED_SHA = "packed_losses_sha256"
 
 
 def _xz(data: bytes) -> bytes:
@@ -80,11 +90,40 @@ def _float32(col: pd.Series) -> np.ndarray:
     return col.to_numpy(dtype=float).astype(np.float32)
 
 
+def packed_csv(rows: pd.DataFrame, kept: tuple[str, ...] = LOSSES) -> bytes:
+    """The losses.csv of one instance's committed rows (columns case and the committed
+    losses ``kept``, rounded to float32 as committed, written as the float64 holding
+    them)."""
+    frame = pd.DataFrame(
+        {
+            "case": rows["case"].to_numpy(dtype=np.int64),
+            **{c: _float32(rows[c]).astype(np.float64) for c in kept},
+        }
+    )
+    return csv_bytes(frame)
+
+
+def packed_rows_sha(rows: pd.DataFrame, kept: tuple[str, ...] = LOSSES) -> str:
+    """sha256 of :func:`packed_csv` of ``rows``: what a meta line records as
+    :data:`PACKED_SHA` and what verify recomputes from the committed Parquet file."""
+    return sha256_bytes(packed_csv(rows, kept))
+
+
 def _encode(
     p: Packed, dataset: str, prototask: str, kept: tuple[str, ...] = LOSSES
 ) -> tuple[bytes, bytes]:
     keys = sorted(p.metas)
-    lines = [json.dumps(p.metas[k], sort_keys=True) for k in keys]
+    # the hash is what pack() recorded when the rows came from the working store; rows kept
+    # from the committed file keep theirs (recomputing it would bless an edited value)
+    lines = [
+        json.dumps(
+            p.metas[k]
+            if k in p.losses
+            else {m: v for m, v in p.metas[k].items() if m != PACKED_SHA},
+            sort_keys=True,
+        )
+        for k in keys
+    ]
     frames = []
     for k in keys:
         if k not in p.losses:
@@ -162,6 +201,14 @@ def _runs_entries(runs: Path, method: str, dataset: str, prototask: str) -> Pack
     return out
 
 
+def committed_losses(
+    losses_for: Callable[[str], tuple[str, ...]], dataset: str, prototask: str
+) -> tuple[str, ...]:
+    """The losses a study commits on a prototask, in the packed files' order."""
+    wanted = losses_for(f"{dataset}/{prototask}")
+    return tuple(c for c in LOSSES if c in wanted)
+
+
 def pack(
     study_dir: Path,
     methods: Iterable[str],
@@ -181,14 +228,16 @@ def pack(
             if not fresh.metas:
                 continue
             old = read_packed(study_dir, m, ds, pt)
+            kept = committed_losses(losses_for, ds, pt)
             for k, meta in fresh.metas.items():
-                if old.metas.get(k) == meta and k in old.losses:
+                packed = {f: v for f, v in old.metas.get(k, {}).items() if f != PACKED_SHA}
+                if packed == meta and k in old.losses:
                     continue  # packed already; keep its rows
                 old.metas[k] = meta
                 old.losses.pop(k, None)
                 if k in fresh.losses:
                     old.losses[k] = fresh.losses[k]
-            kept = tuple(c for c in LOSSES if c in losses_for(f"{ds}/{pt}"))
+                    old.metas[k] = {**meta, PACKED_SHA: packed_rows_sha(fresh.losses[k], kept)}
             lb, mb = _encode(old, ds, pt, kept)
             for path, data in zip(packed_paths(study_dir, m, ds, pt), (lb, mb), strict=True):
                 if not path.is_file() or path.read_bytes() != data:
@@ -213,7 +262,7 @@ def unpack(
                     continue
                 meta = dict(meta)
                 if (size, inst) in p.losses:
-                    data = csv_bytes(p.losses[(size, inst)])
+                    data = packed_csv(p.losses[(size, inst)])
                     meta["losses_sha256_full_precision"] = meta.get("losses_sha256")
                     meta["losses_sha256"] = sha256_bytes(data)
                     write_file(d / "losses.csv", data)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..report.output import write_file
 from ..report.overview import Overview
+from ..report.tables import md_cell
 from .claims import CLAIMS, evaluate
 from .displays import StudyView
 from .spec import Study
@@ -15,7 +16,7 @@ from .spec import Study
 
 def _summary(view: StudyView) -> list[str]:
     ms = view.methods
-    lines = ["| task | " + " | ".join(ms) + " |", "|---|" + "---:|" * len(ms)]
+    lines = ["| task | " + " | ".join(map(md_cell, ms)) + " |", "|---|" + "---:|" * len(ms)]
     for r in view.reports:
         for t in r.tasks:
             if not any(m in t.cells for m in ms):
@@ -24,7 +25,7 @@ def _summary(view: StudyView) -> list[str]:
             for m in ms:
                 c = t.cells.get(m)
                 cells.append(f"{c.mean:.3g}" if c is not None and c.has_value else "–")
-            lines.append(f"| {t.ref.full_name} | " + " | ".join(cells) + " |")
+            lines.append(f"| {md_cell(t.ref.full_name)} | " + " | ".join(cells) + " |")
     return lines
 
 

@@ -193,10 +193,18 @@ def load_study(ws: Workspace, name: str) -> Study:
     """Load and check a study file (one-line errors naming the file and field)."""
     path = study_path(ws, name)
     where = str(path.relative_to(ws.root)) if path.is_relative_to(ws.root) else str(path)
+    from ..specfile import load_yaml
+
     try:
-        raw = yaml.safe_load(path.read_text())
+        raw = load_yaml(path.read_bytes().decode("utf-8"))
+    except OSError as e:
+        raise DelveError(f"{where}: cannot read ({e.strerror or e})") from None
+    except UnicodeDecodeError:
+        raise DelveError(f"{where}: not a UTF-8 text file") from None
     except yaml.YAMLError as e:
         raise DelveError(f"{where}: not valid YAML ({str(e).splitlines()[0]})") from None
+    except (ValueError, TypeError, OverflowError, RecursionError) as e:
+        raise DelveError(f"{where}: not valid YAML ({type(e).__name__}: {e})") from None
     if not isinstance(raw, dict):
         raise DelveError(f"{where}: must be a mapping of {', '.join(sorted(_TOP))}")
     bad = sorted(set(raw) - _TOP)

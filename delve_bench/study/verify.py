@@ -1,5 +1,13 @@
 """``delve study verify``: what CI checks about a committed study.
 
+0. **Committed losses** (first): every committed instance's loss rows must have the sha256
+   that its meta line records (``packed_losses_sha256``, :mod:`.pack`); a mismatch, loss
+   rows without a meta line or a finished instance without rows fails, naming the file and
+   the instance. Instances packed before hashes were recorded are listed as *not verified*
+   (they do not fail). Committed instances whose task fingerprint (``task.*`` fields) no
+   longer matches the task files -- e.g. the task's index files were replaced -- are
+   *stale*: listed, never counted as verified, never rerun. A study with part of its
+   results committed (a run in progress) is verified on what is there.
 1. **Report**: every committed table and figure is byte-identical to what
    ``delve study report`` makes from the committed losses (:func:`.report.check_study_report`).
 2. **Deterministic methods** (work budget mode, or no CPU budget): the cheapest committed
@@ -19,6 +27,10 @@
    makes two such predictors differ by a few per cent -- on 512 paired cases often
    "significantly", in either direction -- hence the margin.
 
+Every rerun is compared with the committed loss rows themselves (case by case), never with
+a recorded checksum alone: a bit-identical rerun must also round to the committed float32
+values.
+
 A study with no committed results passes trivially and says so.
 """
 
@@ -30,12 +42,23 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import DelveError
 from ..methods.registry import method_spec
+from ..run import provenance as pv
 from ..run import run_jobs
 from ..run.job import Job
 from ..run.store import read_meta, result_dir, sha256_bytes
+from ..tasks.names import TaskRef
 from ..workspace import Workspace
-from .pack import packed_methods, read_packed
+from .pack import (
+    PACKED_SHA,
+    _meta_lines,
+    committed_losses,
+    packed_methods,
+    packed_rows_sha,
+    read_losses,
+    read_packed,
+)
 from .report import check_study_report
 from .spec import MethodPlan, Study
 
@@ -44,20 +67,167 @@ FLOAT32_REL = 2.0**-23
 
 @dataclass
 class Check:
+    """One verification step. ``verified`` False: a list of what could not be verified
+    (it neither passes nor fails)."""
+
     name: str
     ok: bool
     detail: str
+    verified: bool = True
+
+
+def _ref_of(task: str) -> TaskRef | None:
+    """``dataset/prototask/std.N`` as a TaskRef (None if it is not one)."""
+    parts = task.split("/")
+    if len(parts) != 3 or not parts[2].startswith("std.") or not parts[2][4:].isdigit():
+        return None
+    return TaskRef(parts[0], parts[1], int(parts[2][4:]))
+
+
+def stale_task_fields(ws: Workspace, meta: dict) -> list[str]:
+    """The ``task.*`` fingerprint fields of a committed meta line that differ from what
+    today's task files give ([] when current; ``task`` when the task is gone)."""
+    from ..tasks import prototask_spec
+
+    ref = _ref_of(str(meta.get("task", "")))
+    fp = meta.get("fingerprint")
+    if ref is None or not isinstance(fp, dict):
+        return ["fingerprint"]
+    try:
+        proto = prototask_spec(ws, ref.dataset, ref.prototask)
+        now = pv.task_fields(ws, proto, ref.size, int(meta["instance"]))
+    except (DelveError, OSError, KeyError, ValueError):
+        return ["task"]
+    return [k for k, v in now.items() if fp.get(k) != v]
 
 
 def _cheapest(ws: Workspace, study: Study, plan: MethodPlan, name: str):
-    """(ref, instance, packed losses, packed meta) of the cheapest committed instance."""
+    """(ref, instance, packed losses, packed meta) of the cheapest committed instance whose
+    task fingerprint is current (a stale one would be rerun on other test cases)."""
     study_dir = ws.root / study.results
     for ref in sorted(study.method_refs(ws, plan), key=lambda r: (r.size, r.dataset, r.prototask)):
         p = read_packed(study_dir, name, ref.dataset, ref.prototask)
         for (size, inst), meta in sorted(p.metas.items()):
-            if size == ref.size and meta.get("status") == "ok" and (size, inst) in p.losses:
+            if (
+                size == ref.size
+                and meta.get("status") == "ok"
+                and (size, inst) in p.losses
+                and not stale_task_fields(ws, meta)
+            ):
                 return ref, inst, p.losses[(size, inst)], meta
     return None
+
+
+def _aligned(new, committed):
+    """The rerun's losses in the committed rows' case order (None if the cases differ)."""
+    if len(new) != len(committed) or set(new["case"]) != set(committed["case"]):
+        return None
+    return new.set_index("case").loc[committed["case"].to_numpy()].reset_index()
+
+
+def _largest_difference(new, committed, kept=("S", "A", "L")) -> tuple[float, str]:
+    """Largest relative difference of the rerun's losses from the committed ones over the
+    losses the study commits (``kept``), and '' or why they cannot be compared."""
+    new = _aligned(new, committed)
+    if new is None:
+        return np.inf, "its test cases differ from the committed rows"
+    worst = 0.0
+    for col in kept:
+        a, b = new[col].to_numpy(float), committed[col].to_numpy(float)
+        if np.isnan(a).all() and np.isnan(b).all():
+            continue
+        if np.isnan(a).any() != np.isnan(b).any():
+            return np.inf, f"loss {col} is missing on one side"
+        rel = np.abs(a - b) / np.maximum(np.abs(b), 1e-300)
+        worst = max(worst, float(np.nanmax(rel)))
+    return worst, ""
+
+
+def _kept(study: Study, task: str) -> tuple[str, ...]:
+    """The losses ``study`` commits on the prototask of ``task`` (``ds/proto/std.N``)."""
+    ds, pt = task.split("/")[:2]
+    return committed_losses(study.losses_for, ds, pt)
+
+
+def check_committed(ws: Workspace, study: Study) -> list[Check]:
+    """Every committed loss file against the hashes its meta lines record, and the task
+    fingerprints of the committed instances (see the module doc, step 0)."""
+    study_dir = ws.root / study.results
+    bad: list[str] = []
+    unhashed: dict[str, int] = {}
+    stale: dict[str, list[str]] = {}
+    checked = 0
+    for method in packed_methods(study_dir):
+        for mp in sorted((study_dir / "meta" / method).glob("*.jsonl.xz")):
+            lp = study_dir / "losses" / method / (mp.name[: -len(".jsonl.xz")] + ".parquet")
+            rel_l = lp.relative_to(ws.root) if lp.is_relative_to(ws.root) else lp
+            metas = {(m["task"], m["instance"]): m for m in _meta_lines(mp)}
+            rows = {}
+            if lp.is_file():
+                df = read_losses(lp)
+                rows = {
+                    (t, int(i)): g[["case", "S", "A", "L"]]
+                    for (t, i), g in df.groupby(["task", "instance"], sort=True)
+                }
+            for key in sorted(rows.keys() - metas.keys()):
+                bad.append(f"{rel_l}: {key[0]} #{key[1]} has loss rows but no meta line")
+            for key, meta in sorted(metas.items()):
+                where = f"{rel_l}: {key[0]} #{key[1]}"
+                if meta.get("status") != "ok":
+                    if key in rows:
+                        bad.append(f"{where} has loss rows but its meta line is not ok")
+                    continue
+                if key not in rows:
+                    bad.append(f"{where} is finished but has no loss rows")
+                    continue
+                fields = stale_task_fields(ws, meta)
+                if fields:
+                    stale.setdefault(", ".join(fields), []).append(f"{method} {key[0]} #{key[1]}")
+                    continue
+                recorded = meta.get(PACKED_SHA)
+                if recorded is None:
+                    unhashed[str(rel_l)] = unhashed.get(str(rel_l), 0) + 1
+                elif packed_rows_sha(rows[key], _kept(study, key[0])) != recorded:
+                    bad.append(
+                        f"{where}: its loss rows do not match the sha256 its meta line records"
+                    )
+                else:
+                    checked += 1
+    out = [
+        Check(
+            name="committed losses",
+            ok=not bad,
+            detail=f"{checked} committed instances match their recorded sha256"
+            if not bad
+            else f"{len(bad)} tampered or damaged: " + "; ".join(bad[:10]),
+        )
+    ]
+    if unhashed:
+        n = sum(unhashed.values())
+        out.append(
+            Check(
+                name="unhashed",
+                ok=True,
+                verified=False,
+                detail=f"{n} committed instances in {len(unhashed)} files record no hash of their "
+                "loss rows (packed by an older delve-bench; `delve study run` records them when "
+                "it repacks): " + ", ".join(sorted(unhashed)[:5]),
+            )
+        )
+    if stale:
+        n = sum(len(v) for v in stale.values())
+        out.append(
+            Check(
+                name="stale",
+                ok=True,
+                verified=False,
+                detail=f"{n} committed instances were made on other task files and are not "
+                "verified ("
+                + "; ".join(f"{k} differ: {len(v)}, e.g. {v[0]}" for k, v in stale.items())
+                + "); `delve study run` reruns them",
+            )
+        )
+    return out
 
 
 def _rerun(ws: Workspace, plan: MethodPlan, job: Job, tmp: Path):
@@ -81,32 +251,29 @@ def _check_exact(ws, study, plan) -> Check:
         where = f"{ref.full_name} #{inst}"
         if d is None:
             return Check(name=label, ok=False, detail=f"{where}: the rerun failed: {err}")
-        data = (d / "losses.csv").read_bytes()
-        if sha256_bytes(data) == meta.get("losses_sha256"):
-            return Check(
-                name=label, ok=True, detail=f"{where}: bit-identical (sha256 of losses.csv)"
-            )
         import pandas as pd
 
-        new = pd.read_csv(d / "losses.csv")
-        worst = 0.0
-        for col in ("S", "A", "L"):
-            a, b = new[col].to_numpy(float), committed[col].to_numpy(float)
-            if np.isnan(b).all() and (
-                np.isnan(a).all() or col not in study.losses_for(f"{ref.dataset}/{ref.prototask}")
-            ):
-                continue  # not a loss of this method, or one the study does not commit
-            if np.isnan(a).any() != np.isnan(b).any():
-                return Check(
-                    name=label, ok=False, detail=f"{where}: loss {col} is missing on one side"
-                )
-            rel = np.abs(a - b) / np.maximum(np.abs(b), 1e-300)
-            worst = max(worst, float(np.nanmax(rel)))
+        data = (d / "losses.csv").read_bytes()
+        worst, why = _largest_difference(
+            pd.read_csv(d / "losses.csv"),
+            committed,
+            committed_losses(study.losses_for, ref.dataset, ref.prototask),
+        )
+        if why:
+            return Check(name=label, ok=False, detail=f"{where}: {why}")
+        if worst <= FLOAT32_REL and sha256_bytes(data) == meta.get("losses_sha256"):
+            return Check(
+                name=label,
+                ok=True,
+                detail=f"{where}: bit-identical (sha256 of losses.csv) and equal to the "
+                "committed losses",
+            )
         ok = worst <= FLOAT32_REL
         return Check(
             name=label,
             ok=ok,
-            detail=f"{where}: not bit-identical; largest relative difference {worst:.3g} "
+            detail=f"{where}: not bit-identical; largest relative difference from the committed "
+            f"losses {worst:.3g} "
             f"({'within' if ok else 'beyond'} the float32 precision of the committed losses)",
         )
 
@@ -127,7 +294,13 @@ def _check_statistical(ws, study, plan, alpha: float, margin: float) -> Check:
             return Check(name=label, ok=False, detail=f"{where}: the rerun failed: {err}")
         import pandas as pd
 
-        new = pd.read_csv(d / "losses.csv")
+        new = _aligned(pd.read_csv(d / "losses.csv"), committed)
+        if new is None:
+            return Check(
+                name=label,
+                ok=False,
+                detail=f"{where}: its test cases differ from the committed rows",
+            )
         new_s, old_s = new["S"].to_numpy(float), committed["S"].to_numpy(float)
         # H0: the rerun is no worse than the committed loss plus the margin
         excess = new_s - (1.0 + margin) * old_s
@@ -158,9 +331,11 @@ def verify_study(
             )
         ]
     say = progress or (lambda s: None)
+    say("committed losses: checking their recorded sha256")
+    checks = check_committed(ws, study)
     say("report: regenerating and comparing")
     diff = check_study_report(ws, study)
-    checks = [
+    checks += [
         Check(
             name="report",
             ok=not diff,

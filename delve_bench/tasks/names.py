@@ -85,11 +85,18 @@ def resolve_tasks(ws: Workspace, names: list[str] | tuple[str, ...]) -> list[Tas
             matches = [d for d in all_ds if fnmatch.fnmatchcase(d, ds)]
             if not matches:
                 raise DelveError(f"no dataset matches {ds!r}")
+            found, first = [], None
             for d in matches:
                 try:
-                    out += _one_dataset(ws, d, parts[1:], name)
-                except DelveError:
-                    continue  # a glob takes the datasets where the rest of the name fits
+                    found += _one_dataset(ws, d, parts[1:], name)
+                except DelveError as e:
+                    first = first or e  # a glob takes the datasets where the rest fits
+            if not found and first is not None:  # it fits none: the rest has a typo
+                raise DelveError(
+                    f"{name!r}: no dataset matching {ds!r} has {'/'.join(parts[1:])!r} "
+                    f"(e.g. {first})"
+                )
+            out += found
             continue
         if ds not in all_ds:
             raise DelveError(

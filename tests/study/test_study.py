@@ -195,7 +195,7 @@ def test_a_study_runs_reports_checks_and_verifies_end_to_end(tmp_path, delve):
     assert "ok   reproduce lin-1: kin-8nm/dist/std.64 #0: bit-identical" in r.stdout
     delve("study", "report", "smoke", check=True)
     r = delve("study", "verify", "smoke", check=True)
-    assert "3 passed, 0 failed" in r.stdout
+    assert "4 passed, 0 failed" in r.stdout
 
     # the packed results serve the ordinary commands once unpacked
     delve("study", "unpack", "smoke", check=True)

@@ -1,0 +1,110 @@
+"""Is the quasi-F honest here? Its level at the estimated variance components.
+
+Lindman's quasi-F (2-way design) is approximate: with few instances and a large
+training-set effect it rejects a true H0 more often than its nominal level (Rasmussen 1996
+Figs. 2.5-2.6; ``delve selftest`` measures it on a grid). Whether it does for one
+comparison depends on the design, I, J and the variance components, so the same simulation
+is run at the components estimated from that comparison (eq. 2.23): under H0 the
+quasi-F's inputs are four independent quantities -- the mean ~ N(0, var of the mean) and
+the three mean squares ~ E[MS] chi2_nu / nu -- so :data:`SIMULATIONS` null studies cost
+four vectors of draws (the draws :mod:`.power` uses, fixed seed, so the numbers are
+reproducible), not matrices of losses.
+
+From the null p-values:
+
+* :func:`null_rate`: the share of true nulls with p < alpha (the test's actual level);
+* :func:`is_liberal`: that rate is above the upper end of the 99.9 % binomial interval
+  around alpha for :data:`SIMULATIONS` studies (the selftest's verdict);
+* :func:`critical_p`: the largest p threshold whose null rate is at most alpha: reject
+  when p < ``critical_p`` is the size-corrected test (alpha itself when the quasi-F is not
+  liberal), what ``report``, ``power`` and ``check`` use to decide at 5 %;
+* :func:`calibrated_p`: the share of null studies with a p at most the observed one (a
+  parametric-bootstrap p-value at the estimated components).
+
+These are estimates: with 2 instances the training-set component itself rests on one
+degree of freedom, so a calibrated p is a better guide than the raw one, not an exact one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .tests import quasi_f_p_value
+
+#: null studies simulated per (I, J) (those of the quasi-F power, :mod:`.power`)
+SIMULATIONS = 20_000
+#: the binomial interval of the selftest's verdict
+CONFIDENCE = 0.999
+
+
+def null_p_values(vc, I: int, J: int) -> np.ndarray:
+    """Quasi-F p-values of :data:`SIMULATIONS` 2-way studies under H0 with the variance
+    components ``vc`` (a :class:`~.power.VarianceComponents`), I instances, J test cases;
+    shape (SIMULATIONS,)."""
+    from .power import _DRAWS
+
+    z, ca, cb, ce = _DRAWS.get(I, J)
+    ea = J * vc.var_a + vc.var_e  # expected mean squares
+    eb = I * vc.var_b + vc.var_e
+    mean = np.sqrt(vc.var_mean(I, J)) * z
+    p, *_ = quasi_f_p_value(mean, ea * ca, eb * cb, vc.var_e * ce, I, J)
+    return np.asarray(p, dtype=float)
+
+
+def null_rate(vc, I: int, J: int, alpha: float = 0.05) -> float:
+    """Share of true nulls the raw quasi-F rejects at ``alpha``."""
+    return float(np.mean(null_p_values(vc, I, J) < alpha))
+
+
+def liberal_bound(alpha: float, n: int = SIMULATIONS) -> float:
+    """The largest rate an exact test of level alpha shows in n studies (99.9 %)."""
+    from scipy import stats as sps
+
+    return float(sps.binom.interval(CONFIDENCE, n, alpha)[1]) / n
+
+
+def is_liberal(vc, I: int, J: int, alpha: float = 0.05) -> bool:
+    return null_rate(vc, I, J, alpha) > liberal_bound(alpha)
+
+
+def critical_p(vc, I: int, J: int, alpha: float = 0.05) -> float:
+    """The p threshold of the size-corrected quasi-F: alpha where the raw test is not
+    liberal, else the alpha-quantile of the null p-values (so that at most alpha of the
+    simulated nulls fall below it)."""
+    if not is_liberal(vc, I, J, alpha):
+        return alpha
+    p = np.sort(null_p_values(vc, I, J))
+    k = int(np.floor(alpha * len(p)))  # p[k] is the smallest p with > alpha of nulls below
+    return float(min(alpha, p[k]))
+
+
+def calibrated_p(vc, I: int, J: int, p: float) -> float:
+    """Share of the simulated null studies with a quasi-F p at most ``p`` (at least
+    1 / (SIMULATIONS + 1))."""
+    null = null_p_values(vc, I, J)
+    return float((np.sum(null <= p) + 1) / (len(null) + 1))
+
+
+def level_fields(vc, I: int, J: int, p: float | None, alpha: float = 0.05) -> dict:
+    """What a 2-way comparison states about its test: the quasi-F's level at the
+    estimated components, whether that is liberal, the size-corrected threshold, the
+    calibrated p and the decision at ``alpha`` it leads to."""
+    rate = null_rate(vc, I, J, alpha)
+    liberal = rate > liberal_bound(alpha)
+    crit = critical_p(vc, I, J, alpha) if liberal else alpha
+    out: dict = {
+        "level": rate,
+        "liberal": liberal,
+        "critical_p": crit,
+        "p_calibrated": None if p is None else calibrated_p(vc, I, J, p),
+        "significant_5pc": p is not None and p < crit,
+    }
+    if liberal:
+        out["level_note"] = (
+            f"in this design (2-way, I = {I}, J = {J}, the estimated variance components) the "
+            f"quasi-F is liberal: it rejects {100 * rate:.1f} % of true nulls at the "
+            f"{100 * alpha:g} % level (simulated as `delve selftest` does); significance at "
+            f"{100 * alpha:g} % is decided by the size-corrected threshold p < {crit:.3g}"
+            + ("" if p is None else f" (calibrated p = {out['p_calibrated']:.3g})")
+        )
+    return out

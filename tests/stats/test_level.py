@@ -1,0 +1,124 @@
+"""The statistics never overclaim: the 2-way quasi-F's level at the estimated variance
+components (the selftest's simulation) flags where it is liberal, and every decision at
+5 % -- comparisons, wins, rankings, check, power -- uses the size-corrected test there;
+the Wilcoxon post-hoc of Benavoli et al. (2016) judges a pair on its own values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from delve_bench.stats.level import (
+    SIMULATIONS,
+    calibrated_p,
+    critical_p,
+    is_liberal,
+    level_fields,
+    liberal_bound,
+    null_rate,
+)
+from delve_bench.stats.power import VarianceComponents, power, simulated_power
+from delve_bench.stats.ranking import friedman, wilcoxon_p
+from delve_bench.stats.simulate import simulate_losses
+from delve_bench.stats.summary import compare
+
+
+def _vc(sa: float, sb: float, se: float = 1.0) -> VarianceComponents:
+    return VarianceComponents(design="2-way", var_a=sa**2, var_e=se**2, var_b=sb**2)
+
+
+def test_the_level_matches_the_selftests_full_simulation():
+    """The sums-of-squares simulation gives the rate that simulating whole loss matrices
+    (as `delve selftest` does) gives, within Monte Carlo error."""
+    vc, I, J = _vc(0.3, 0.3), 2, 100
+    from delve_bench.stats.anova import mean_squares
+    from delve_bench.stats.tests import quasi_f_p_value
+
+    y = simulate_losses(vc, I, J, 4000, np.random.default_rng(1))
+    ms = mean_squares(y, "2-way")
+    p, *_ = quasi_f_p_value(ms.mean, ms.ms_a, ms.ms_b, ms.ms_e, I, J)
+    full = float(np.mean(p < 0.05))
+    assert abs(null_rate(vc, I, J) - full) < 4 * np.sqrt(0.13 * 0.87 / 4000)
+    assert full > 0.1  # the audit's finding: 2 instances reject 10-14 % of true nulls
+
+
+@pytest.mark.parametrize(
+    "I, sa, sb, liberal",
+    [(2, 0.3, 0.3, True), (4, 0.3, 0.3, True), (8, 0.3, 0.3, False), (8, 0.1, 1.0, False)],
+)
+def test_liberal_where_the_selftest_finds_it(I, sa, sb, liberal):
+    vc = _vc(sa, sb)
+    assert is_liberal(vc, I, 100) == liberal
+    crit = critical_p(vc, I, 100)
+    if liberal:
+        assert crit < 0.05 and null_rate(vc, I, 100, crit) <= 0.05
+    else:
+        assert crit == 0.05
+
+
+def test_the_calibrated_p_is_a_null_probability():
+    vc = _vc(0.3, 0.3)
+    assert calibrated_p(vc, 2, 100, 1.0) == pytest.approx(1.0)
+    assert calibrated_p(vc, 2, 100, 0.0) == pytest.approx(1 / (SIMULATIONS + 1))
+    assert calibrated_p(vc, 2, 100, 0.05) == pytest.approx(null_rate(vc, 2, 100), abs=1e-3)
+    assert liberal_bound(0.05) == pytest.approx(
+        sps.binom.interval(0.999, SIMULATIONS, 0.05)[1] / SIMULATIONS
+    )
+
+
+def test_a_liberal_comparison_says_so_and_is_not_significant_on_its_nominal_p():
+    rng = np.random.default_rng(3)
+    vc = _vc(0.3, 0.3)
+    from delve_bench.losses import Standardizer
+
+    st = Standardizer(loss="S", scale=1.0, shift=0.0)
+    found = False
+    for _ in range(400):  # a true null whose raw quasi-F p lands between crit and 0.05
+        ya = simulate_losses(vc, 4, 100, 1, rng)[0] + 5.0
+        c = compare(ya, np.full_like(ya, 5.0), "2-way", st)
+        if c["p"] is not None and c["critical_p"] <= c["p"] < 0.05:
+            found = True
+            break
+    assert found
+    assert c["liberal"] and not c["significant_5pc"]
+    assert "liberal" in c["level_note"] and "size-corrected" in c["level_note"]
+    fields = level_fields(vc, 8, 100, 0.01)
+    assert not fields["liberal"] and fields["significant_5pc"] and "level_note" not in fields
+
+
+def test_power_is_that_of_the_size_corrected_test():
+    vc = _vc(0.3, 0.3)
+    assert power(vc, 0.0, 2, 100) <= 0.05 + 0.005  # the level, not 13 %
+    assert power(vc, 0.0, 2, 100) < null_rate(vc, 2, 100)
+    sim = simulated_power(vc, 0.0, 2, 100, studies=2000, rng=np.random.default_rng(5))
+    assert sim < 0.075
+
+
+def test_wilcoxon_posthoc_judges_a_pair_on_its_own_values():
+    """Benavoli, Corani & Mangili (2016): A beats B on all 12 blocks. Alone, every
+    post-hoc test says they differ; add three methods better than both and the mean-rank
+    z-test (Holm) no longer separates A and B -- their own results unchanged -- while the
+    Wilcoxon test of A against B still does."""
+    rng = np.random.default_rng(0)
+    N = 12
+    a = rng.normal(1.0, 0.1, N)
+    b = a + 0.05 + rng.uniform(0, 0.01, N)
+    raw = wilcoxon_p(a - b)
+    assert raw == pytest.approx(sps.wilcoxon(a - b).pvalue) and raw == pytest.approx(2 / 2**N)
+    assert wilcoxon_p(np.zeros(N)) == 1.0
+
+    def differ(values: np.ndarray, posthoc: str) -> tuple[bool, float]:
+        names = ["A", "B", "C", "D", "E"][: values.shape[1]]
+        R = sps.rankdata(values, axis=1).mean(0)
+        f = friedman(names, R, N, posthoc, 0.05, values)
+        return f.differ("A", "B"), f.pair_p[("A", "B")]
+
+    alone = np.column_stack([a, b])
+    pool = np.column_stack([a, b, a - 0.5, a - 0.6, a - 0.7])  # C, D, E better than both
+    assert differ(alone, "holm")[0] and differ(alone, "wilcoxon")[0]
+    assert not differ(pool, "holm")[0]  # the pool changed the mean-rank verdict
+    w, p = differ(pool, "wilcoxon")
+    assert w and raw <= p <= 10 * raw  # Holm over the 10 pairs: the only pool effect
+    with pytest.raises(ValueError, match="block_values"):
+        friedman(["A", "B"], [1.0, 2.0], N, "wilcoxon")

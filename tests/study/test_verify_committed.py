@@ -1,0 +1,108 @@
+"""`delve study verify` checks what is committed: a tampered committed loss fails, naming the
+file and the instance, even after the report was regenerated from it; a study with only part
+of its results committed passes on what is there; committed instances made on other task
+files are listed as stale, never counted as verified. Generated data (hwang-g1), lin-1."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from support import REPO, run_delve
+
+from delve_bench.study.pack import _parquet, read_losses
+
+STUDY = """description: lin-1 and knn-cv-1 on hwang-g1 (verify tests).
+defaults: {budget_mode: work}
+methods: {lin-1: {}, knn-cv-1: {}}
+tasks: [hwang-g1/noisy/std.64]
+displays: [diagrams]
+"""
+LOSSES = Path("results/h/losses/lin-1/hwang-g1-noisy.parquet")
+
+
+@pytest.fixture(scope="module")
+def with_runs(tmp_path_factory) -> Path:
+    """A study with lin-1's results committed and knn-cv-1's not yet (in progress), its
+    working store still there (the machine that ran it)."""
+    root = tmp_path_factory.mktemp("study")
+    (root / "studies").mkdir()
+    (root / "studies" / "h.yaml").write_text(STUDY)
+    for args in (("run", "h", "--method", "lin-1", "-q"), ("report", "h")):
+        r = run_delve(root, "study", *args)
+        assert r.returncode == 0, r.stderr
+    return root
+
+
+@pytest.fixture(scope="module")
+def committed(with_runs, tmp_path_factory) -> Path:
+    """The same as a fresh clone has it: only what is committed."""
+    root = tmp_path_factory.mktemp("clone") / "ws"
+    shutil.copytree(with_runs, root, ignore=shutil.ignore_patterns("runs"))
+    return root
+
+
+@pytest.fixture
+def ws(committed, tmp_path) -> Path:
+    root = tmp_path / "ws"
+    shutil.copytree(committed, root)
+    return root
+
+
+def test_a_partly_committed_study_verifies(ws):
+    r = run_delve(ws, "study", "verify", "h")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "ok   committed losses: 8 committed instances match their recorded sha256" in r.stdout
+    assert "knn-cv-1: no committed instance yet (skipped)" in r.stdout
+
+
+def test_a_tampered_committed_loss_fails_even_after_the_report_is_regenerated(ws):
+    df = read_losses(ws / LOSSES)
+    row = np.flatnonzero(df["instance"].to_numpy() == 3)[0]
+    df.loc[row, "S"] *= 100  # one committed value, as in the audit
+    (ws / LOSSES).write_bytes(_parquet(df))
+    assert run_delve(ws, "study", "report", "h").returncode == 0  # the report now agrees
+    r = run_delve(ws, "study", "verify", "h")
+    assert r.returncode == 1, r.stdout + r.stderr
+    line = next(x for x in r.stdout.splitlines() if x.startswith("FAIL committed losses"))
+    assert f"{LOSSES}: hwang-g1/noisy/std.64 #3" in line and "sha256" in line
+
+
+def test_a_report_from_the_working_store_does_not_bless_a_tampered_file(with_runs, tmp_path):
+    """`delve study report` packs the working store first; rows it keeps from the committed
+    file keep their recorded hash, so the edit is still found."""
+    ws = tmp_path / "ws"
+    shutil.copytree(with_runs, ws)
+    df = read_losses(ws / LOSSES)
+    df.loc[np.flatnonzero(df["instance"].to_numpy() == 5)[0], "S"] *= 100
+    (ws / LOSSES).write_bytes(_parquet(df))
+    assert run_delve(ws, "study", "report", "h").returncode == 0
+    r = run_delve(ws, "study", "verify", "h")
+    assert r.returncode == 1 and f"{LOSSES}: hwang-g1/noisy/std.64 #5" in r.stdout
+
+
+def test_the_rerun_is_compared_with_the_committed_rows(ws):
+    df = read_losses(ws / LOSSES)
+    df.loc[np.flatnonzero(df["instance"].to_numpy() == 0)[0], "S"] *= 1.01
+    (ws / LOSSES).write_bytes(_parquet(df))
+    r = run_delve(ws, "study", "verify", "h")
+    assert r.returncode == 1
+    assert "FAIL reproduce lin-1: hwang-g1/noisy/std.64 #0: not bit-identical" in r.stdout
+
+
+def test_committed_results_on_other_task_files_are_stale_not_verified(ws):
+    tasks = ws / "tasks" / "hwang-g1"
+    shutil.copytree(REPO / "tasks" / "hwang-g1", tasks)
+    train = tasks / "noisy" / "std.64" / "train.0"
+    lines = train.read_text().split()
+    train.write_text("\n".join(reversed(lines)) + "\n")  # same cases, other index file
+    r = run_delve(ws, "study", "verify", "h")
+    out = r.stdout
+    assert "NOT VERIFIED stale: 1 committed instances" in out, out
+    assert "task.index differ" in out and "lin-1 hwang-g1/noisy/std.64 #0" in out
+    assert "7 committed instances match" in out
+    # the rerun skips the stale instance
+    assert "reproduce lin-1: hwang-g1/noisy/std.64 #1" in out
+    assert "not verified" in out.splitlines()[-1]
