@@ -283,6 +283,9 @@ def test_tasks_list_their_losses_classification_or_regression(tmp_path):
     assert by_task["kin-8nm/dist/std.64"].losses == ["S", "A", "L"]
     r = CliRunner().invoke(cli, ["--root", str(tmp_path), "tasks", "ripley", "kin-8nm/std.64"])
     lines = r.output.splitlines()
-    assert r.exit_code == 0 and lines[0].split()[-1] == "losses"
-    assert lines[1].split() == ["ripley/orig/std.250", "fixed", "1", "250", "1000", "Z", "Q", "L"]
-    assert lines[2].split()[-3:] == ["S", "A", "L"]
+    assert r.exit_code == 0 and lines[0].split()[-3:] == ["losses", "instances", "from"]
+    assert lines[1].split() == [
+        *("ripley/orig/std.250", "fixed", "1", "250", "1000", "Z", "Q", "L"),
+        *("published", "splits"),
+    ]
+    assert lines[2].split()[-5:] == ["S", "A", "L", "DELVE's", "own"]

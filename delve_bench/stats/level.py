@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .draws import _DRAWS
 from .tests import quasi_f_p_value
 
 #: null studies simulated per (I, J) (those of the quasi-F power, :mod:`.power`)
@@ -41,8 +42,6 @@ def null_p_values(vc, I: int, J: int) -> np.ndarray:
     """Quasi-F p-values of :data:`SIMULATIONS` 2-way studies under H0 with the variance
     components ``vc`` (a :class:`~.power.VarianceComponents`), I instances, J test cases;
     shape (SIMULATIONS,)."""
-    from .power import _DRAWS
-
     z, ca, cb, ce = _DRAWS.get(I, J)
     ea = J * vc.var_a + vc.var_e  # expected mean squares
     eb = I * vc.var_b + vc.var_e

@@ -29,10 +29,9 @@ from scipy import optimize
 from scipy import stats as sps
 
 from .anova import Anova
+from .draws import _DRAWS, Draws
 from .tests import BOUND, BOUNDED_BELOW, quasi_f_p_value, t_p_value
 
-SIMULATIONS = 20_000  # quasi-F power: Monte Carlo SE <= 0.0036
-SEED = 20240601
 MAX_INSTANCES = 100_000
 MAX_TEST_CASES = 10**9
 
@@ -85,39 +84,13 @@ def cases_used(design: str, I: int, J: int, n: int) -> int:
     return I * (n + J) if design == "hierarchical" else I * n + J
 
 
-class _Draws:
-    """Standard normal and chi-square draws for the 2-way power, reused across designs
-    of the same (I, J) so that powers are deterministic and comparable."""
-
-    def __init__(self, simulations: int, seed: int):
-        self.simulations, self.seed = simulations, seed
-        self.cache: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
-
-    def get(self, I: int, J: int) -> tuple[np.ndarray, ...]:
-        key = (I, J)
-        if key not in self.cache:
-            rng = np.random.default_rng([self.seed, I, J])
-            n = self.simulations
-            z = rng.standard_normal(n)
-            ca = rng.chisquare(I - 1, n) / (I - 1)
-            cb = rng.chisquare(J - 1, n) / (J - 1)
-            ce = rng.chisquare((I - 1) * (J - 1), n) / ((I - 1) * (J - 1))
-            if len(self.cache) >= 16:  # 20000 x 4 doubles each: keep memory small
-                self.cache.clear()
-            self.cache[key] = (z, ca, cb, ce)
-        return self.cache[key]
-
-
-_DRAWS = _Draws(SIMULATIONS, SEED)
-
-
 def power(
     vc: VarianceComponents,
     delta: float,
     I: int,
     J: int,
     alpha: float = 0.05,
-    draws: _Draws | None = None,
+    draws: Draws | None = None,
 ) -> float:
     """Probability that the design's test rejects H0: mu = 0 at level ``alpha`` when
     the expected difference is ``delta``, with I instances and J test cases."""

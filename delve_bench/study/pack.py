@@ -144,7 +144,7 @@ def _encode(
     return _parquet(table, kept), _xz(("\n".join(lines) + "\n").encode())
 
 
-def _parquet(table: pd.DataFrame, kept: tuple[str, ...]) -> bytes:
+def _parquet(table: pd.DataFrame, kept: tuple[str, ...] = LOSSES) -> bytes:
     pa, pq = _pyarrow()
     t = pa.table(
         {

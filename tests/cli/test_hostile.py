@@ -78,7 +78,7 @@ def test_a_duplicate_key_in_a_study_file_is_one_line(tmp_path, delve):
 
 
 def test_a_decompression_bomb_among_packed_files_is_refused(tmp_path):
-    from delve_bench.study.pack import MAX_META_BYTES, _meta_lines
+    from delve_bench.run.packed import MAX_META_BYTES, _meta_lines
 
     bomb = tmp_path / "kin-8nm-dist.jsonl.xz"
     bomb.write_bytes(lzma.compress(b" " * (MAX_META_BYTES + 2**20), preset=9))

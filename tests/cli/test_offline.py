@@ -69,6 +69,7 @@ def test_gen_in_an_empty_workspace_writes_nothing_and_says_so(delve, tmp_path):
     assert r.stdout.splitlines() == [
         "kin-8nm/dist: up to date, nothing written (std.64x8 std.128x8 std.256x8 std.512x8 std.1024x4)",
         "boston/price: up to date, nothing written (std.32x8 std.64x4 std.128x2)",
+        "boston/price: DELVE's own Random-order (sha256 checked)",
     ]
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
@@ -76,11 +77,18 @@ def test_gen_in_an_empty_workspace_writes_nothing_and_says_so(delve, tmp_path):
 def test_gen_reports_the_files_it_wrote(delve, tmp_path, ws):
     from delve_bench.tasks.spec import prototask_spec
 
-    src = prototask_spec(ws, "boston", "price")
-    (tmp_path / "tasks" / "boston").mkdir(parents=True)
-    shutil.copy(src.path, tmp_path / "tasks" / "boston" / "price.yaml")
-    r = delve("gen", "boston/price", check=True)
-    # Random-order and 8 + 4 + 2 training and as many test index files
-    assert r.stdout.strip() == "boston/price: wrote 29 files (std.32x8 std.64x4 std.128x2)"
-    r = delve("gen", "boston/price", check=True)
+    # a seeded prototask of the user's: gen makes its Random-order and index files
+    src = prototask_spec(ws, "hwang-g1", "noisy")
+    (tmp_path / "tasks" / "hwang-g1").mkdir(parents=True)
+    shutil.copy(src.path, tmp_path / "tasks" / "hwang-g1" / "noisy.yaml")
+    r = delve("gen", "hwang-g1/noisy", check=True)
+    # Random-order and 8 x 5 + 4 + 2 + 1 training and as many test index files
+    sizes = "std.64x8 std.128x8 std.256x8 std.512x8 std.1024x8 std.2048x4 std.4096x2 std.8192x1"
+    assert r.stdout.strip() == f"hwang-g1/noisy: wrote 95 files ({sizes})"
+    r = delve("gen", "hwang-g1/noisy", check=True)
     assert "up to date, nothing written" in r.stdout
+    # DELVE's boston order ships with the package: a copied spec without it is one error
+    (tmp_path / "tasks" / "boston").mkdir(parents=True)
+    shutil.copy(prototask_spec(ws, "boston", "price").path, tmp_path / "tasks" / "boston")
+    r = delve("gen", "boston/price")
+    assert r.returncode == 2 and "DELVE's own Random-order, which ships" in r.stderr

@@ -176,6 +176,8 @@ def test_every_study_with_committed_results_ships_in_the_wheel():
                 key = f"results/{study.stem}/{sub}"
                 assert inc.get(key) == f"delve_bench/_specs/{key}", key
     assert not [k for k in inc if k.endswith(("runs", "report"))]
+    # and nothing else: hatch refuses to build a wheel when a forced path is missing
+    assert all((REPO / k).is_dir() for k in inc if k.startswith("results/")), inc
 
 
 @pytest.mark.slow  # the study and the user run made by the tiny fixture
