@@ -880,7 +880,6 @@ def results(
             st = task_standardizer(ws, layout, lo)
             for m in ms:
                 c = method_cell(ws, m, ref, layout, lo, st)
-                s = c.summary or {}
                 rows.append(
                     [
                         m,
@@ -891,8 +890,8 @@ def results(
                         c.status,
                         len(c.used),
                         c.task_instances,
-                        s.get("mean"),
-                        s.get("se"),
+                        c.summary.mean if c.summary else None,
+                        c.summary.se if c.summary else None,
                         c.mean,
                         c.se,
                     ]

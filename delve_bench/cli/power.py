@@ -31,7 +31,7 @@ def _design_text(d, design: str, pool: int, what: str) -> str:
 def _p(pa) -> str:
     if pa.p is None:
         return "p undefined"
-    return "p < 0.05" if pa.p_text.startswith("<") else f"p = {pa.p:.3g}"
+    return f"p {pa.p_text}" if pa.bounded else f"p = {pa.p:.3g}"
 
 
 def format_power(pa) -> str:

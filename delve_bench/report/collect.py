@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -35,6 +35,9 @@ from ..stats.summary import (
 )
 from ..tasks.names import TaskRef
 from ..workspace import Workspace
+
+if TYPE_CHECKING:
+    from ..stats.results import Comparison, Summary
 
 # The thesis' display order (Rasmussen 1996 Figs. 5.3-5.13); other methods follow alphabetically.
 THESIS_ORDER = (
@@ -111,7 +114,7 @@ class MethodCell:
     no_loss: tuple[int, ...] = ()
     stale: tuple[int, ...] = ()
     budget: dict | None = None
-    summary: dict | None = None
+    summary: Summary | None = None
     y: np.ndarray | None = field(default=None, repr=False, compare=False)
     #: the model size each used instance records in meta.json (``info.model_size``, or
     #: ``info.n_basis``), None where it records none
@@ -123,7 +126,7 @@ class MethodCell:
 
     @property
     def mean(self) -> float | None:
-        return self.summary["standardized"]["mean"] if self.summary else None
+        return self.summary.standardized["mean"] if self.summary else None
 
     @property
     def rankable(self) -> bool:
@@ -132,7 +135,7 @@ class MethodCell:
 
     @property
     def se(self) -> float | None:
-        return self.summary["standardized"]["se"] if self.summary else None
+        return self.summary.standardized["se"] if self.summary else None
 
     @property
     def absent(self) -> tuple[int, ...]:
@@ -168,31 +171,31 @@ class MethodCell:
 @dataclass(frozen=True)
 class PairCell:
     """The paired test of methods ``a`` and ``b`` (a before b in display order) on the
-    instances both have: ``comparison`` is :func:`compare`'s dict for A - B, or None."""
+    instances both have: ``comparison`` is :func:`compare`'s A - B, or None (too few)."""
 
     a: str
     b: str
     instances: tuple[int, ...]
-    comparison: dict | None
+    comparison: Comparison | None
 
     @property
     def p(self) -> float | None:
-        return self.comparison["p"] if self.comparison else None
+        return self.comparison.p if self.comparison else None
 
     @property
     def p_text(self) -> str:
-        return self.comparison["p_text"] if self.comparison else ""
+        return self.comparison.p_text if self.comparison else ""
 
     @property
     def bounded(self) -> bool:
-        return self.p_text.startswith("<")
+        return bool(self.comparison and self.comparison.bounded)
 
     @property
     def winner(self) -> str | None:
         """The method with the lower expected loss on the shared instances."""
-        if not self.comparison or self.comparison["difference"] == 0:
+        if not self.comparison or self.comparison.difference == 0:
             return None
-        return self.a if self.comparison["difference"] < 0 else self.b
+        return self.a if self.comparison.difference < 0 else self.b
 
     @property
     def loser(self) -> str | None:
@@ -200,21 +203,10 @@ class PairCell:
         return None if w is None else (self.b if w == self.a else self.a)
 
     @property
-    def liberal(self) -> bool:
-        """The design's test is liberal here (2-way quasi-F at the estimated components)."""
-        return bool(self.comparison and self.comparison.get("liberal"))
-
-    @property
     def significant(self) -> bool:
-        """Significant at 5 %: p < 0.05, or for the 2-way quasi-F, p below its size-corrected
-        threshold (:mod:`delve_bench.stats.level`): a liberal or bounded result is not
-        counted on its nominal p alone."""
-        if self.winner is None or self.p is None:
-            return False
-        decided = self.comparison.get("significant_5pc") if self.comparison else None
-        if decided is not None and SIGNIFICANCE == 0.05:
-            return bool(decided)
-        return self.p < SIGNIFICANCE
+        """One method is better, significantly at 5 %
+        (:attr:`~delve_bench.stats.results.Comparison.significant`)."""
+        return self.winner is not None and bool(self.comparison and self.comparison.significant)
 
     @property
     def digit(self) -> int | None:

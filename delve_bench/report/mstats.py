@@ -163,7 +163,7 @@ def format_comparison(result: ComparisonResult, permutation: bool | None = None)
         _row(_se_label(c, "difference estimate"), c["se"], st["se"]),
     ]
     lines += _sd_rows(c)
-    p = c["p_text"] if c["p_text"].startswith("<") else f"= {c['p_text']}"
+    p = result.p_text if result.bounded else f"= {result.p_text}"
     label = {"corrected t": "corrected resampled t-test", "case t": "t-test over test cases"}
     lines += [
         "",

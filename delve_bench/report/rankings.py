@@ -235,12 +235,8 @@ def rankings(
     for t in tasks:
         for (a, b), cell in t.pairs.items():
             c = cell.comparison
-            if c is None:
-                continue
-            reported = 0.05 if cell.bounded else cell.p
-            if cell.liberal and reported is not None:  # the quasi-F's calibrated p (stats.level)
-                reported = max(reported, c.get("p_calibrated") or reported)
-            raw.append((t, a, b, c["standardized"]["mean"], reported))
+            if c is not None:
+                raw.append((t, a, b, c.standardized["mean"], c.p_decision))
     adj = adjust([x[4] for x in raw], correction)
     tests = []
     for (t, a, b, diff, p), pa in zip(raw, adj, strict=True):

@@ -1,7 +1,7 @@
 """Statistics of stored results: one method on a task, or two methods compared.
 
-:func:`summarize` and :func:`compare` work on loss matrices and return plain dicts (the
-report uses them); :func:`task_summary` and :func:`task_comparison` read a task's results
+:func:`summarize` and :func:`compare` work on loss matrices and return
+:class:`~.results.Summary` and :class:`~.results.Comparison` (the report uses them); :func:`task_summary` and :func:`task_comparison` read a task's results
 and return :class:`~.results.StatsResult` / :class:`~.results.ComparisonResult` (the
 ``--json`` records) holding raw and standardised numbers.
 Standardisation uses the raw test targets of all the task's instances pooled
@@ -34,7 +34,7 @@ from .bayes import posterior
 from .fixed import fixed_estimate, fixed_split_t
 from .permutation import sign_flip_test
 from .resampled import corrected_resampled_t_test, resampled_estimate
-from .results import ComparisonResult, StatsResult
+from .results import Comparison, ComparisonResult, PermutationTest, StatsResult, Summary
 from .tests import TestResult, compare_test
 
 #: what each design's test is called in the outputs
@@ -225,32 +225,33 @@ def _common(ref: TaskRef, layout: TaskLayout, loss: str, used: list[int], states
     }
 
 
-def summarize(y: np.ndarray, design: str, st: Standardizer, n_train: int | None = None) -> dict:
+def summarize(y: np.ndarray, design: str, st: Standardizer, n_train: int | None = None) -> Summary:
     """Raw and standardised statistics of one method's loss matrix ``y`` (I x J);
     ``n_train`` (the training-set size) is needed by the resampled and fixed designs."""
     fields, _ = _estimate(y, design, n_train)
     std = {k: (st.mean(v) if k == "mean" else _spread(st, v)) for k, v in fields.items()}
-    return {
+    return Summary(
         **fields,
-        "standardized": std,
-        "standardization": {"scale": st.scale, "shift": st.shift},
-    }
+        standardized=std,
+        standardization={"scale": st.scale, "shift": st.shift},
+    )
 
 
-def permutation_fields(ya: np.ndarray, yb: np.ndarray) -> dict | None:
-    """The sign-flip test over instances of A - B as a dict, None with one instance."""
+def permutation_test(ya: np.ndarray, yb: np.ndarray) -> PermutationTest | None:
+    """The sign-flip test over instances of A - B, None with one instance."""
     if len(ya) < 2:
         return None
     r = sign_flip_test((ya - yb).mean(axis=1))
     I = len(ya)
-    return {
-        "test": r.test,
-        "p": r.p,
-        "exact": r.test == "sign-flip",
-        "patterns": int(r.df[0]),
-        "min_p": 2.0 / 2.0**I,
-        "instances": I,
-    }
+    assert r.p is not None  # a sign-flip p is always defined
+    return PermutationTest(
+        test=r.test,
+        p=r.p,
+        exact=r.test == "sign-flip",
+        patterns=int(r.df[0]),
+        min_p=2.0 / 2.0**I,
+        instances=I,
+    )
 
 
 def compare(
@@ -260,7 +261,7 @@ def compare(
     st: Standardizer,
     bayes: bool = False,
     n_train: int | None = None,
-) -> dict:
+) -> Comparison:
     """Paired comparison of two loss matrices: A - B, the design's estimate and test, and
     the sign-flip permutation test over instances."""
     fields, est = _estimate(ya - yb, design, n_train)
@@ -268,46 +269,54 @@ def compare(
     mean_a, mean_b = float(ya.mean()), float(yb.mean())
     std = {k: _spread(st, v) for k, v in fields.items()}
     std.update(mean_a=st.mean(mean_a), mean_b=st.mean(mean_b))
-    out = {
-        "mean_a": mean_a,
-        "mean_b": mean_b,
-        "difference": fields["mean"],
-        **fields,
-        "standardized": std,
-        "test": test.test,
-        "test_name": TEST_NAMES[test.test],
-        "statistic": test.statistic,
-        "df": list(test.df),
-        "p": test.p,
-        "p_text": test.p_text.removeprefix("= "),
-        "permutation": permutation_fields(ya, yb),
-        "standardization": {"scale": st.scale, "shift": st.shift},
-    }
+    extra: dict = {}
     if design == "2-way" and isinstance(est, Anova) and test.test == "F":
         # the quasi-F is approximate: its level at the estimated components (stats.level)
         from .level import level_fields
         from .power import VarianceComponents
 
-        out.update(level_fields(VarianceComponents.from_anova(est), est.I, est.J, test.p))
-    if bayes and isinstance(est, Anova):  # the posterior is for DELVE's two designs
-        try:
-            post = posterior(est, grid=0)
-        except ValueError as e:  # e.g. identical methods: every difference is 0
-            out["bayes_note"] = f"{e}"
-            return out
-        out.update(
-            posterior_prob_negative=post.prob_negative,
-            posterior_prob_positive=post.prob_positive,
-            posterior_opposite_sign=post.opposite,
-            posterior_method=post.method,
-        )
-        if design == "2-way":
-            out["bayes_note"] = BAYES_2WAY_NOTE
-    elif bayes:
-        out["bayes_note"] = (
-            f"no posterior for the {design} design: the posterior (eq. 2.16 and its 2-way "
-            "counterpart) rests on the ANOVA of disjoint training sets"
-        )
+        extra.update(level_fields(VarianceComponents.from_anova(est), est.I, est.J, test.p))
+    if bayes:
+        extra.update(_posterior_fields(est, design))
+    return Comparison(
+        mean_a=mean_a,
+        mean_b=mean_b,
+        difference=fields["mean"],
+        **fields,
+        standardized=std,
+        test=test.test,
+        test_name=TEST_NAMES[test.test],
+        statistic=test.statistic,
+        df=list(test.df),
+        instances=len(ya),
+        p=test.p,
+        permutation=permutation_test(ya, yb),
+        standardization={"scale": st.scale, "shift": st.shift},
+        **extra,
+    )
+
+
+def _posterior_fields(est, design: str) -> dict:
+    """``--bayes``: the posterior of A - B (DELVE's two designs), or why there is none."""
+    if not isinstance(est, Anova):
+        return {
+            "bayes_note": (
+                f"no posterior for the {design} design: the posterior (eq. 2.16 and its 2-way "
+                "counterpart) rests on the ANOVA of disjoint training sets"
+            )
+        }
+    try:
+        post = posterior(est, grid=0)
+    except ValueError as e:  # e.g. identical methods: every difference is 0
+        return {"bayes_note": f"{e}"}
+    out = {
+        "posterior_prob_negative": post.prob_negative,
+        "posterior_prob_positive": post.prob_positive,
+        "posterior_opposite_sign": post.opposite,
+        "posterior_method": post.method,
+    }
+    if design == "2-way":
+        out["bayes_note"] = BAYES_2WAY_NOTE
     return out
 
 
@@ -326,11 +335,11 @@ def task_summary(ws: Workspace, method: str, ref: TaskRef, loss: str | None = No
     loss = loss or default_loss(layout)
     st = task_standardizer(ws, layout, loss)
     lm = loss_matrix(ws, method, ref, layout, loss)
-    return StatsResult(
+    return StatsResult.of(
+        summarize(lm.y, layout.design, st, layout.size),
         method=method,
         **_common(ref, layout, loss, lm.used, lm.states),
         budget=lm.budget,
-        **summarize(lm.y, layout.design, st, layout.size),
     )
 
 
@@ -418,12 +427,12 @@ def task_comparison(
     """Paired comparison A - B on a task: difference, SE, variance components and p, on
     the instances both methods have (:func:`paired_instances`)."""
     pl = paired_losses(ws, method_a, method_b, ref, loss)
-    return ComparisonResult(
+    return ComparisonResult.of(
+        compare(pl.ya, pl.yb, pl.design, pl.st, bayes, pl.layout.size),
         method_a=method_a,
         method_b=method_b,
         **_common(ref, pl.layout, pl.loss, pl.used, pl.states),
         instances_unpaired=pl.unpaired,
         budget_a=pl.budgets[0],
         budget_b=pl.budgets[1],
-        **compare(pl.ya, pl.yb, pl.design, pl.st, bayes, pl.layout.size),
     )

@@ -386,7 +386,7 @@ def write_bagging(view: StudyView, out: Path) -> list[str]:
             if t is None or not (cp and cb and cp.summary and cb.summary):
                 line.append("–")
                 continue
-            r = 100.0 * (cp.summary["mean"] - cb.summary["mean"]) / cp.summary["mean"]
+            r = 100.0 * (cp.summary.mean - cb.summary.mean) / cp.summary.mean
             p = pair.p if pair is not None else None
             digit = p_digit(p, pair.bounded) if pair is not None and p is not None else None
             by_size[n].append(r)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from support import comparison, summary
 
 from delve_bench.report.cd import write_cd_diagram
 from delve_bench.report.collect import MethodCell, PairCell, PrototaskReport, TaskReport
@@ -22,17 +23,16 @@ def cell(m: str, mean: float) -> MethodCell:
         status="ok",
         task_instances=8,
         used=tuple(range(8)),
-        summary={"standardized": {"mean": mean, "se": 0.01}},
+        summary=summary(mean),
     )
 
 
 def pair(a: str, b: str, diff: float, p: float, bounded: bool = False) -> PairCell:
-    text = "< 0.05" if bounded else f"{p:.9g}"
     return PairCell(
         a=a,
         b=b,
         instances=tuple(range(8)),
-        comparison={"p": p, "p_text": text, "difference": diff, "standardized": {"mean": diff}},
+        comparison=comparison(diff, p, bounded),
     )
 
 
