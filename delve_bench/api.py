@@ -866,7 +866,7 @@ def results(
     the instances it has, as ``delve report`` does."""
     import pandas as pd
 
-    from .report.collect import method_cell, result_tasks, select_methods
+    from .analysis.collect import method_cell, result_tasks, select_methods
     from .stats.summary import default_loss, layout_of, task_standardizer
 
     ws = workspace(root)

@@ -108,8 +108,8 @@ def compare(
     When p > 0.05 and the design had less than 50 % power at the observed difference, a
     hint says so (see `delve power`)."""
     from .. import api
+    from ..analysis.advice import compare_hint
     from ..report import format_comparison
-    from ..stats.advice import compare_hint
 
     ws = _ws(ctx)
     skipped: list[str] = []

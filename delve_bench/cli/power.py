@@ -140,8 +140,8 @@ def power(
     From the variance components of the paired difference (training sets, test cases,
     interactions): exact for the t-test (hierarchical design), by simulation for the
     quasi-F (2-way design)."""
+    from ..analysis.advice import power_analysis
     from ..methods.registry import method_spec
-    from ..stats.advice import power_analysis
     from ..tasks import resolve_tasks
 
     ws = _ws(ctx)

@@ -23,16 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..errors import DelveError
-from ..tasks.names import resolve_tasks
-from ..workspace import Workspace
-from . import tables as tb
-from .classification import error_records, error_table
-from .collect import PrototaskReport, collect, result_tasks, select_methods
-from .html import LossSummary, Section, render_index
-from .output import write_file
-from .overview import overview
-from .rankings import (
+from ..analysis.collect import PrototaskReport, collect, result_tasks, select_methods
+from ..analysis.overview import overview
+from ..analysis.rankings import (
     disagree_records,
     disagree_table,
     family_records,
@@ -43,6 +36,13 @@ from .rankings import (
     rankings_records,
     rankings_table,
 )
+from ..errors import DelveError
+from ..tasks.names import resolve_tasks
+from ..workspace import Workspace
+from . import tables as tb
+from .classification import error_records, error_table
+from .html import LossSummary, Section, render_index
+from .output import write_file
 
 
 @dataclass

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
+from ..analysis.rankings import CORRECTION_SHORT, Rankings
 from .figures import save_figure
-from .rankings import CORRECTION_SHORT, Rankings
 
 LINE = 0.32  # vertical spacing of the method names (axes units)
 

@@ -31,9 +31,9 @@ from pathlib import Path
 from matplotlib.figure import Figure
 from matplotlib.transforms import blended_transform_factory
 
+from ..analysis.collect import THESIS_ORDER, PrototaskReport, TaskReport, budget_note
 from ..losses import LOSS_NAMES
 from ..stats.summary import DESIGN_TESTS
-from .collect import THESIS_ORDER, PrototaskReport, TaskReport, budget_note
 from .figures import save_figure
 
 THESIS_COLOURS = dict(

@@ -11,9 +11,9 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 
+from ..analysis.collect import PrototaskReport, budget_note
+from ..analysis.overview import Overview
 from ..losses import LOSS_NAMES
-from .collect import PrototaskReport, budget_note
-from .overview import Overview
 from .tables import Table, to_html
 
 CSS = """

@@ -23,10 +23,10 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..analysis.collect import MethodCell, PrototaskReport, TaskReport, budget_note
+from ..analysis.overview import Overview
 from ..losses import LOSS_NAMES, UNDEFINED_NOTE
 from ..stats.summary import DESIGN_TESTS
-from .collect import MethodCell, PrototaskReport, TaskReport, budget_note
-from .overview import Overview
 
 if TYPE_CHECKING:
     from ..stats.results import Comparison

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..analysis.overview import Overview
 from ..report.output import write_file
-from ..report.overview import Overview
 from ..report.tables import md_cell
 from .claims import CLAIMS, evaluate
 from .displays import StudyView

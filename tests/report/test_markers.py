@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from support import summary
 
-from delve_bench.report.collect import MethodCell, PairCell, PrototaskReport, TaskReport
+from delve_bench.analysis.collect import MethodCell, PairCell, PrototaskReport, TaskReport
+from delve_bench.analysis.overview import overview
 from delve_bench.report.diagram import draw
 from delve_bench.report.figures import RC
-from delve_bench.report.overview import overview
 from delve_bench.report.tables import ranks_table, wins_table
 from delve_bench.tasks.names import TaskRef
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from support import comparison, summary
 
+from delve_bench.analysis.collect import MethodCell, PairCell, PrototaskReport, TaskReport
+from delve_bench.analysis.rankings import disagree_table, family_records, rankings, rankings_table
 from delve_bench.report.cd import write_cd_diagram
-from delve_bench.report.collect import MethodCell, PairCell, PrototaskReport, TaskReport
-from delve_bench.report.rankings import disagree_table, family_records, rankings, rankings_table
 from delve_bench.stats.ranking import DEMSAR_METHODS, DEMSAR_RANKS
 from delve_bench.tasks.names import TaskRef
 

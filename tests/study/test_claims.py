@@ -8,14 +8,14 @@ from dataclasses import dataclass, field
 import pytest
 from support import comparison, summary
 
-from delve_bench.report.collect import (
+from delve_bench.analysis.collect import (
     THESIS_ORDER,
     MethodCell,
     PairCell,
     PrototaskReport,
     TaskReport,
 )
-from delve_bench.report.overview import Overview, overview
+from delve_bench.analysis.overview import Overview, overview
 from delve_bench.study import claims as cl
 from delve_bench.study import published as pub
 from delve_bench.study.claims import barrio as cb

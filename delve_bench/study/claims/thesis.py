@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...report.collect import THESIS_ORDER, TaskReport
-from ...report.overview import Overview
+from ...analysis.collect import THESIS_ORDER, TaskReport
+from ...analysis.overview import Overview
 from .. import published as pub
 from ..displays import StudyView
 from .base import (

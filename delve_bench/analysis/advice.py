@@ -19,13 +19,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from ..errors import DelveError
+from ..stats.power import Design, VarianceComponents, power, sample_size
+from ..stats.results import ComparisonResult, PValue
+from ..stats.summary import paired_losses
+from ..stats.tests import compare_test
 from ..tasks.instances import kept_cases
 from ..tasks.names import TaskRef
 from ..workspace import Workspace
-from .power import Design, VarianceComponents, power, sample_size
-from .results import ComparisonResult, PValue
-from .summary import paired_losses
-from .tests import compare_test
 
 TARGET = 0.8
 ALPHA = 0.05
@@ -58,7 +58,7 @@ def compare_hint(c: ComparisonResult, alpha: float = ALPHA) -> str | None:
     pw = observed_power(c, alpha)
     if pw >= 0.5:
         return None
-    from .power import detectable_difference
+    from ..stats.power import detectable_difference
 
     mdd = detectable_difference(components_of(c), c.instances, c.test_size, alpha, TARGET)
     need = f" (80 % needs {mdd:.3g})" if mdd is not None else ""
@@ -167,7 +167,7 @@ def power_analysis(
     if wanted == 0:
         notes.append("The difference to detect is 0: no design has power above alpha.")
     if d.design == "2-way":
-        from .level import critical_p, null_rate
+        from ..stats.level import critical_p, null_rate
 
         rate, crit = null_rate(vc, I, J, alpha), critical_p(vc, I, J, alpha)
         if crit < alpha:

@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..report.tables import Table, loss_title
 from ..stats.multiple import CORRECTION_NAMES, adjust
 from ..stats.ranking import Friedman, block_ranks, friedman, groups
 from .collect import SIGNIFICANCE, PrototaskReport, TaskReport
-from .tables import Table, loss_title
 
 UNITS = ("prototask", "task")
 CORRECTION_SHORT = {"holm": "Holm", "bh": "Benjamini-Hochberg"}
