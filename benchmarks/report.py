@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 
 from delve_bench.analysis.collect import collect, result_methods, result_tasks
+from delve_bench.analysis.task import task_comparison, task_summary
 from delve_bench.report import write_report
-from delve_bench.stats.summary import task_comparison, task_summary
 from delve_bench.workspace import Workspace
 
 PROTOTASKS = [

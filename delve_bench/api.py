@@ -283,8 +283,8 @@ class TaskInfo:
 def tasks(names: str | Sequence[str] | None = None, *, root: Root = None) -> list[TaskInfo]:
     """Tasks of ``names`` (datasets, prototasks, tasks, globs; default: all, where a dataset
     whose specs cannot be read is one entry with its ``error``)."""
+    from .analysis.task import layout_of
     from .data import dataset_names
-    from .stats.summary import layout_of
 
     ws = workspace(root)
     out = []
@@ -688,9 +688,9 @@ def losses(method: str, task: str, *, root: Root = None) -> pd.DataFrame:
     import numpy as np
     import pandas as pd
 
+    from .analysis.task import layout_of
     from .methods.registry import method_spec
     from .run.store import read_task_results
-    from .stats.summary import layout_of
 
     ws = workspace(root)
     method_spec(ws, method)
@@ -723,8 +723,8 @@ def stats(
 ) -> StatsResult:
     """``delve stats``: estimated expected loss of ``method`` on one task, its SE and
     SD components, raw and standardised."""
+    from .analysis.task import task_summary
     from .methods.registry import method_spec
-    from .stats.summary import task_summary
 
     ws = workspace(root)
     method_spec(ws, method)
@@ -743,8 +743,8 @@ def compare(
     """``delve compare``: the paired comparison A - B on one task (t-test, hierarchical
     design; Lindman's quasi-F, 2-way design). ``bayes``: also the posterior mass on the
     other side of 0 (eq. 2.16; on a 2-way task its extension, described in ``bayes_note``)."""
+    from .analysis.task import task_comparison
     from .methods.registry import method_spec
-    from .stats.summary import task_comparison
 
     ws = workspace(root)
     method_spec(ws, a)
@@ -757,9 +757,9 @@ def posterior_plot(
 ) -> list[Path]:
     """Draw the posterior density of A - B on one task (thesis Fig. 2.3) into
     ``results/plots/posterior-A-vs-B-<task>-<loss>.{png,svg}``; returns the files."""
+    from .analysis.task import paired_losses
     from .report.posterior_plot import write_posterior_plot
     from .stats.bayes import posterior
-    from .stats.summary import paired_losses
 
     ws = workspace(root)
     ref = _one_ref(ws, task)
@@ -803,8 +803,8 @@ def comparisons(
 
     ``skipped``: a list to receive one line per named task that cannot be compared (e.g.
     one method has no results there), instead of raising, as long as one task can."""
+    from .analysis.task import task_comparison
     from .methods.registry import method_spec
-    from .stats.summary import task_comparison
 
     ws = workspace(root)
     method_spec(ws, a)
@@ -867,7 +867,7 @@ def results(
     import pandas as pd
 
     from .analysis.collect import method_cell, result_tasks, select_methods
-    from .stats.summary import default_loss, layout_of, task_standardizer
+    from .analysis.task import default_loss, layout_of, task_standardizer
 
     ws = workspace(root)
     ms = select_methods(ws, _names(methods) or None)

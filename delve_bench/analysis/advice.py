@@ -21,11 +21,11 @@ from dataclasses import asdict, dataclass
 from ..errors import DelveError
 from ..stats.power import Design, VarianceComponents, power, sample_size
 from ..stats.results import ComparisonResult, PValue
-from ..stats.summary import paired_losses
 from ..stats.tests import compare_test
 from ..tasks.instances import kept_cases
 from ..tasks.names import TaskRef
 from ..workspace import Workspace
+from .task import paired_losses
 
 TARGET = 0.8
 ALPHA = 0.05

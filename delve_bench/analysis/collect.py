@@ -3,7 +3,8 @@ each pair's paired test, read once from the result store.
 
 The numbers come from the harness' own statistics (:func:`delve_bench.stats.summary.summarize`
 and :func:`~delve_bench.stats.summary.compare`, the functions behind ``delve stats`` and
-``delve compare``), applied to the loss matrices read by :mod:`delve_bench.run.store`.
+``delve compare``), applied to the loss matrices read by :mod:`delve_bench.run.store`; the
+words for them (what a cell lacks, budgets) are :mod:`delve_bench.report.notes`.
 Nothing is dropped silently: instances that are missing, failed, corrupt or lack the loss
 are kept in :class:`MethodCell` and shown by every output.
 
@@ -24,17 +25,10 @@ import numpy as np
 
 from ..errors import DelveError, suggest
 from ..run.store import read_task_results
-from ..stats.summary import (
-    budget_label,
-    budget_settings,
-    compare,
-    layout_of,
-    paired_instances,
-    summarize,
-    task_standardizer,
-)
+from ..stats.summary import compare, summarize
 from ..tasks.names import TaskRef
 from ..workspace import Workspace
+from .task import budget_settings, layout_of, paired_instances, task_standardizer
 
 if TYPE_CHECKING:
     from ..stats.results import Comparison, Summary
@@ -141,31 +135,6 @@ class MethodCell:
     def absent(self) -> tuple[int, ...]:
         """Instances of the task that this cell's statistics do not use."""
         return tuple(sorted(self.missing + self.failed + self.corrupt + self.no_loss + self.stale))
-
-    @property
-    def budget_label(self) -> str:
-        """How the budget its results were made with reads in tables and legends."""
-        return "" if self.budget is None else budget_label(self.budget)
-
-    def note(self, loss: str) -> str:
-        """What is missing and why, in words ('' when every instance is used)."""
-        parts = []
-        for label, idx in (
-            ("not run", self.missing),
-            ("failed", self.failed),
-            ("corrupt", self.corrupt),
-            ("stale", self.stale),
-            (f"no {loss} loss", self.no_loss),
-        ):
-            if idx and not (label == "not run" and len(idx) == self.task_instances):
-                parts.append(f"{label}: {' '.join(map(str, idx))}")
-        if self.status == "not run":
-            parts.insert(0, "no finished instance" if parts else "not run")
-        elif self.status == "no loss":
-            parts = [f"gives no {loss} loss"]
-        elif self.status == "too few":
-            parts.insert(0, f"only {len(self.used)} instance (need 2)")
-        return "; ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -398,19 +367,3 @@ def collect(
         )
         for (ds, pt), ts in sorted(by_proto.items())
     ]
-
-
-def method_budgets(tasks: Iterable[TaskReport], methods: Iterable[str]) -> dict[str, str]:
-    """Each method's budget settings over ``tasks`` (``cpu x0.05``, ``work``, ``to completion``);
-    several joined by `` / `` when its results on different tasks were made differently."""
-    out = {}
-    for m in methods:
-        labels = sorted({t.cells[m].budget_label for t in tasks if t.cells[m].budget is not None})
-        out[m] = " / ".join(labels) if labels else "not run"
-    return out
-
-
-def budget_note(tasks: Iterable[TaskReport], methods: Iterable[str]) -> str:
-    """``Budgets: lin-1 to completion; mlp-ese-1 cpu x0.05.`` for tables, legends and the index."""
-    b = method_budgets(list(tasks), methods)
-    return "Budgets (mode, time scale): " + "; ".join(f"{m} {v}" for m, v in b.items()) + "."

@@ -46,10 +46,10 @@ from ..run.store import InstanceResult, read_instance, read_task_results, result
 from ..stats.anova import anova
 from ..stats.multiple import adjust
 from ..stats.resampled import corrected_resampled_t_test
-from ..stats.summary import layout_of, task_standardizer
 from ..stats.tests import TestResult, compare_test
 from ..tasks.names import TaskRef
 from ..workspace import Workspace
+from .task import layout_of, task_standardizer
 
 MARGIN = 0.01
 ALPHA = 0.05

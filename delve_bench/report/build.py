@@ -25,24 +25,25 @@ from pathlib import Path
 
 from ..analysis.collect import PrototaskReport, collect, result_tasks, select_methods
 from ..analysis.overview import overview
-from ..analysis.rankings import (
-    disagree_records,
-    disagree_table,
-    family_records,
-    family_table,
-    pairs_records,
-    pairs_table,
-    rankings,
-    rankings_records,
-    rankings_table,
-)
+from ..analysis.rankings import rankings
 from ..errors import DelveError
 from ..tasks.names import resolve_tasks
 from ..workspace import Workspace
 from . import tables as tb
 from .classification import error_records, error_table
 from .html import LossSummary, Section, render_index
+from .notes import cell_note
 from .output import write_file
+from .rankings import (
+    disagree_records,
+    disagree_table,
+    family_records,
+    family_table,
+    pairs_records,
+    pairs_table,
+    rankings_records,
+    rankings_table,
+)
 
 
 @dataclass
@@ -93,7 +94,7 @@ def _write_table(out: Path, stem: str, table: tb.Table, records) -> list[str]:
 def _partial_warnings(r: PrototaskReport) -> list[str]:
     return [
         f"{t.ref.full_name}: {c.method} has {len(c.used)} of {c.task_instances} instances "
-        f"({c.note(r.loss)})"
+        f"({cell_note(c, r.loss)})"
         for t, c in r.partial_cells()
     ]
 

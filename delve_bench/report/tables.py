@@ -23,10 +23,11 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..analysis.collect import MethodCell, PrototaskReport, TaskReport, budget_note
+from ..analysis.collect import MethodCell, PrototaskReport, TaskReport
 from ..analysis.overview import Overview
 from ..losses import LOSS_NAMES, UNDEFINED_NOTE
 from ..stats.summary import DESIGN_TESTS
+from .notes import budget_note, cell_budget, cell_note
 
 if TYPE_CHECKING:
     from ..stats.results import Comparison
@@ -113,12 +114,12 @@ def prototask_table(r: PrototaskReport) -> Table:
                 (
                     t.ref.name,
                     m,
-                    c.budget_label,
+                    cell_budget(c),
                     _value(c),
                     _instances(c),
                     "" if rank is None else f"{rank:g}",
                     *(_pair_text(t, m, o, r.loss) if o != m else "" for o in r.methods),
-                    c.note(r.loss),
+                    cell_note(c, r.loss),
                 )
             )
     t0 = r.tasks[0]
