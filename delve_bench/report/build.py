@@ -27,13 +27,13 @@ from ..analysis.collect import PrototaskReport, collect, result_tasks, select_me
 from ..analysis.overview import overview
 from ..analysis.rankings import rankings
 from ..errors import DelveError
+from ..run.output import write_file
 from ..tasks.names import resolve_tasks
 from ..workspace import Workspace
 from . import tables as tb
 from .classification import error_records, error_table
 from .html import LossSummary, Section, render_index
 from .notes import cell_note
-from .output import write_file
 from .rankings import (
     disagree_records,
     disagree_table,

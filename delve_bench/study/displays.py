@@ -25,7 +25,7 @@ from ..analysis.overview import overview as make_overview
 from ..report import tables as tb
 from ..report.diagram import colours
 from ..report.figures import save_figure
-from ..report.output import write_file
+from ..run.output import write_file
 from ..run.store import read_meta, result_dir
 from ..stats.summary import DESIGN_TESTS
 from ..tasks.instances import task_layout

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..analysis.overview import Overview
-from ..report.output import write_file
 from ..report.tables import md_cell
+from ..run.output import write_file
 from .claims import CLAIMS, evaluate
 from .displays import StudyView
 from .spec import Study

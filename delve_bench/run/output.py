@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..run.store import atomic_write
+from .store import atomic_write
 
 
 def _umask() -> int:
