@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
 from .errors import DelveError
+from .records import DatasetInfo, MethodInfo, TaskInfo
 from .stats.results import ComparisonResult, StatsResult
 from .workspace import Workspace as _Workspace
 
@@ -200,23 +201,6 @@ def _loss(loss: str | None) -> str | None:
 # ---- what there is --------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
-class DatasetInfo:
-    """A dataset: size, prototasks, and where its data is (or how to get it)."""
-
-    name: str
-    cases: int | None
-    attributes: int | None
-    prototasks: list[str]
-    generated: bool  # made by the package (no file)
-    data: str | None  # the data file found, or None
-    fetch: str | None  # the command that gets a missing file
-    error: str | None = None  # why the spec cannot be read (the other fields are empty)
-
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
-
 def datasets(*, root: Root = None) -> list[DatasetInfo]:
     """Every dataset of the workspace (built-in ones included). A spec that cannot be read
     is listed with its ``error``; it does not hide the others."""
@@ -256,28 +240,6 @@ def datasets(*, root: Root = None) -> list[DatasetInfo]:
             )
         )
     return out
-
-
-@dataclass(frozen=True, kw_only=True)
-class TaskInfo:
-    """A task: its design and instances (``error`` when its splits cannot be made)."""
-
-    task: str
-    dataset: str
-    prototask: str | None
-    train_size: int | None
-    design: str | None
-    instances: int | None
-    test_size: int | None
-    #: the task's losses: S A L (real target) or Z Q L (classification); None on error
-    losses: list[str] | None = None
-    #: where its instances come from: ``DELVE's own`` (the exact instances DELVE made),
-    #: ``generated (seed N)``, ``published splits``, ``file order`` or ``hand-made``
-    instances_from: str | None = None
-    error: str | None = None
-
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
 
 
 def tasks(names: str | Sequence[str] | None = None, *, root: Root = None) -> list[TaskInfo]:
@@ -328,25 +290,6 @@ def tasks(names: str | Sequence[str] | None = None, *, root: Root = None) -> lis
             )
         )
     return out
-
-
-@dataclass(frozen=True, kw_only=True)
-class MethodInfo:
-    """A named method: what it serves, its budget rule, its plugin, what it does."""
-
-    name: str
-    summary: str
-    losses: list[str] | None  # None: the plugin cannot be imported here (or a broken spec)
-    budget: dict  # the YAML's rule: cpu_per_case, cpu_fixed, cpu_cap, work, work_per_case, ...
-    budget_rule: str  # the rule in words
-    plugin: str
-    params: dict
-    description: str
-    source: str  # the YAML file or entry point
-    error: str | None = None  # why the spec cannot be read (the other fields are empty)
-
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
 
 
 def _method_info(spec) -> MethodInfo:

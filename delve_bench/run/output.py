@@ -1,6 +1,6 @@
-"""Writing report files: atomically (the result store's temporary file + rename) and
-readable by others like any file the user creates (``0666 & ~umask``), since reports are
-meant to be served, committed and diffed."""
+"""Writing files that others read (reports, a study's packed results): atomically (the
+result store's temporary file + rename) and readable by others like any file the user
+creates (``0666 & ~umask``), since they are meant to be served, committed and diffed."""
 
 from __future__ import annotations
 
