@@ -70,7 +70,7 @@ def main() -> None:
 
     rows = []
     c, w, _ = clock(lambda: collect(ws, None, methods, "S"))
-    rows.append(("statistics, read once (report.collect)", c, w))
+    rows.append(("statistics, read once (analysis.collect)", c, w))
     pairs = [(a, b) for i, a in enumerate(methods) for b in methods[i + 1 :]]
 
     def naive():
