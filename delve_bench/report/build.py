@@ -117,7 +117,7 @@ def write_report(
     (classification tasks).
 
     ``correction`` (holm | bh), ``posthoc`` (nemenyi | holm) and ``unit`` (prototask |
-    task) set the rankings across tasks (:mod:`.rankings`)."""
+    task) set the rankings across tasks (:mod:`delve_bench.analysis.rankings`)."""
     default = losses is None
     losses = ("S", "Z") if losses is None else losses
     methods = select_methods(ws, methods)
