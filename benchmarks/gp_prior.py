@@ -101,10 +101,10 @@ def main() -> None:
     )
     for name in ("gp-map-1", "gp-map-1, flat ARD prior"):
         c = compare(np.array(losses[name]), ref, "hierarchical", st)
-        s = c["standardized"]
+        s = c.standardized
         print(
             f"{name:<26} {s['mean_a']:.5f} vs {s['mean_b']:.5f}: difference {s['mean']:+.5f} "
-            f"+- {s['se']:.5f}, p = {c['p']:.3g}"
+            f"+- {s['se']:.5f}, p = {c.p:.3g}"
         )
 
 

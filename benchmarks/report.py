@@ -21,9 +21,9 @@ import sys
 import time
 from pathlib import Path
 
+from delve_bench.analysis.collect import collect, result_methods, result_tasks
+from delve_bench.analysis.task import task_comparison, task_summary
 from delve_bench.report import write_report
-from delve_bench.report.collect import collect, result_methods, result_tasks
-from delve_bench.stats.summary import task_comparison, task_summary
 from delve_bench.workspace import Workspace
 
 PROTOTASKS = [
@@ -70,7 +70,7 @@ def main() -> None:
 
     rows = []
     c, w, _ = clock(lambda: collect(ws, None, methods, "S"))
-    rows.append(("statistics, read once (report.collect)", c, w))
+    rows.append(("statistics, read once (analysis.collect)", c, w))
     pairs = [(a, b) for i, a in enumerate(methods) for b in methods[i + 1 :]]
 
     def naive():

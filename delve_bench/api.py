@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
 from .errors import DelveError
+from .records import DatasetInfo, MethodInfo, TaskInfo
 from .stats.results import ComparisonResult, StatsResult
 from .workspace import Workspace as _Workspace
 
@@ -200,23 +201,6 @@ def _loss(loss: str | None) -> str | None:
 # ---- what there is --------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
-class DatasetInfo:
-    """A dataset: size, prototasks, and where its data is (or how to get it)."""
-
-    name: str
-    cases: int | None
-    attributes: int | None
-    prototasks: list[str]
-    generated: bool  # made by the package (no file)
-    data: str | None  # the data file found, or None
-    fetch: str | None  # the command that gets a missing file
-    error: str | None = None  # why the spec cannot be read (the other fields are empty)
-
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
-
 def datasets(*, root: Root = None) -> list[DatasetInfo]:
     """Every dataset of the workspace (built-in ones included). A spec that cannot be read
     is listed with its ``error``; it does not hide the others."""
@@ -258,33 +242,11 @@ def datasets(*, root: Root = None) -> list[DatasetInfo]:
     return out
 
 
-@dataclass(frozen=True, kw_only=True)
-class TaskInfo:
-    """A task: its design and instances (``error`` when its splits cannot be made)."""
-
-    task: str
-    dataset: str
-    prototask: str | None
-    train_size: int | None
-    design: str | None
-    instances: int | None
-    test_size: int | None
-    #: the task's losses: S A L (real target) or Z Q L (classification); None on error
-    losses: list[str] | None = None
-    #: where its instances come from: ``DELVE's own`` (the exact instances DELVE made),
-    #: ``generated (seed N)``, ``published splits``, ``file order`` or ``hand-made``
-    instances_from: str | None = None
-    error: str | None = None
-
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
-
 def tasks(names: str | Sequence[str] | None = None, *, root: Root = None) -> list[TaskInfo]:
     """Tasks of ``names`` (datasets, prototasks, tasks, globs; default: all, where a dataset
     whose specs cannot be read is one entry with its ``error``)."""
+    from .analysis.task import layout_of
     from .data import dataset_names
-    from .stats.summary import layout_of
 
     ws = workspace(root)
     out = []
@@ -328,25 +290,6 @@ def tasks(names: str | Sequence[str] | None = None, *, root: Root = None) -> lis
             )
         )
     return out
-
-
-@dataclass(frozen=True, kw_only=True)
-class MethodInfo:
-    """A named method: what it serves, its budget rule, its plugin, what it does."""
-
-    name: str
-    summary: str
-    losses: list[str] | None  # None: the plugin cannot be imported here (or a broken spec)
-    budget: dict  # the YAML's rule: cpu_per_case, cpu_fixed, cpu_cap, work, work_per_case, ...
-    budget_rule: str  # the rule in words
-    plugin: str
-    params: dict
-    description: str
-    source: str  # the YAML file or entry point
-    error: str | None = None  # why the spec cannot be read (the other fields are empty)
-
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
 
 
 def _method_info(spec) -> MethodInfo:
@@ -688,9 +631,9 @@ def losses(method: str, task: str, *, root: Root = None) -> pd.DataFrame:
     import numpy as np
     import pandas as pd
 
+    from .analysis.task import layout_of
     from .methods.registry import method_spec
     from .run.store import read_task_results
-    from .stats.summary import layout_of
 
     ws = workspace(root)
     method_spec(ws, method)
@@ -723,8 +666,8 @@ def stats(
 ) -> StatsResult:
     """``delve stats``: estimated expected loss of ``method`` on one task, its SE and
     SD components, raw and standardised."""
+    from .analysis.task import task_summary
     from .methods.registry import method_spec
-    from .stats.summary import task_summary
 
     ws = workspace(root)
     method_spec(ws, method)
@@ -743,8 +686,8 @@ def compare(
     """``delve compare``: the paired comparison A - B on one task (t-test, hierarchical
     design; Lindman's quasi-F, 2-way design). ``bayes``: also the posterior mass on the
     other side of 0 (eq. 2.16; on a 2-way task its extension, described in ``bayes_note``)."""
+    from .analysis.task import task_comparison
     from .methods.registry import method_spec
-    from .stats.summary import task_comparison
 
     ws = workspace(root)
     method_spec(ws, a)
@@ -757,9 +700,9 @@ def posterior_plot(
 ) -> list[Path]:
     """Draw the posterior density of A - B on one task (thesis Fig. 2.3) into
     ``results/plots/posterior-A-vs-B-<task>-<loss>.{png,svg}``; returns the files."""
+    from .analysis.task import paired_losses
     from .report.posterior_plot import write_posterior_plot
     from .stats.bayes import posterior
-    from .stats.summary import paired_losses
 
     ws = workspace(root)
     ref = _one_ref(ws, task)
@@ -803,8 +746,8 @@ def comparisons(
 
     ``skipped``: a list to receive one line per named task that cannot be compared (e.g.
     one method has no results there), instead of raising, as long as one task can."""
+    from .analysis.task import task_comparison
     from .methods.registry import method_spec
-    from .stats.summary import task_comparison
 
     ws = workspace(root)
     method_spec(ws, a)
@@ -866,8 +809,8 @@ def results(
     the instances it has, as ``delve report`` does."""
     import pandas as pd
 
-    from .report.collect import method_cell, result_tasks, select_methods
-    from .stats.summary import default_loss, layout_of, task_standardizer
+    from .analysis.collect import method_cell, result_tasks, select_methods
+    from .analysis.task import default_loss, layout_of, task_standardizer
 
     ws = workspace(root)
     ms = select_methods(ws, _names(methods) or None)
@@ -880,7 +823,6 @@ def results(
             st = task_standardizer(ws, layout, lo)
             for m in ms:
                 c = method_cell(ws, m, ref, layout, lo, st)
-                s = c.summary or {}
                 rows.append(
                     [
                         m,
@@ -891,8 +833,8 @@ def results(
                         c.status,
                         len(c.used),
                         c.task_instances,
-                        s.get("mean"),
-                        s.get("se"),
+                        c.summary.mean if c.summary else None,
+                        c.summary.se if c.summary else None,
                         c.mean,
                         c.se,
                     ]

@@ -82,3 +82,47 @@ def unshipped_dataset(root: Path, name: str = "kin-32xx") -> str:
     proto = (REPO / "tasks" / "kin-32fm" / "dist.yaml").read_text()
     (root / "tasks" / name / "dist.yaml").write_text(proto)
     return name
+
+
+def summary(mean: float | None, se: float = 0.01):
+    """A :class:`~delve_bench.stats.results.Summary` with standardised (and raw) expected
+    loss ``mean`` and SE ``se``: one method's cell in the report fixtures."""
+    from delve_bench.stats.results import Summary
+
+    return Summary(
+        mean=mean,
+        se=se,
+        standardized={"mean": mean, "se": se},
+        standardization={"scale": 1.0, "shift": 0.0},
+    )
+
+
+def comparison(
+    difference: float,
+    p: float,
+    bounded: bool = False,
+    mean_a: float | None = None,
+    mean_b: float | None = None,
+):
+    """A :class:`~delve_bench.stats.results.Comparison` A - B of standardised difference
+    ``difference`` whose test gave ``p``: the t-test on 8 instances, or with ``bounded``
+    the quasi-F on 3, which may only say ``p < 0.05``."""
+    from delve_bench.stats.results import Comparison
+
+    mean_b = 1.0 if mean_b is None else mean_b
+    mean_a = mean_b + difference if mean_a is None else mean_a
+    return Comparison(
+        mean_a=mean_a,
+        mean_b=mean_b,
+        difference=difference,
+        mean=difference,
+        se=0.01,
+        standardized={"mean": difference, "se": 0.01, "mean_a": mean_a, "mean_b": mean_b},
+        standardization={"scale": 1.0, "shift": 0.0},
+        test="F" if bounded else "t",
+        test_name="Lindman's quasi-F test" if bounded else "paired t-test",
+        statistic=None,
+        df=[1.0, 2.0] if bounded else [7.0],
+        instances=3 if bounded else 8,
+        p=p,
+    )

@@ -1,5 +1,7 @@
-"""The package's imports go one way: no cycle between modules (deferred imports inside
-functions included), and ``delve_bench.numerics`` is a leaf (docs/architecture.md)."""
+"""The package's imports go one way: every module imports only from its own group or from
+the layers below its own (deferred imports inside functions and imports for type checking
+included, with no exception), no module imports another in a cycle, ``numerics`` is a
+leaf and ``stats`` reads no files (docs/architecture.md draws the layers)."""
 
 from __future__ import annotations
 
@@ -95,6 +97,88 @@ def test_numerics_is_a_leaf():
         if m.startswith("delve_bench.numerics")
         for n in deps
         if not n.startswith("delve_bench.numerics")
+    }
+    assert outside == set()
+
+
+#: The layers, bottom up, as docs/architecture.md draws them: each a tuple of sibling groups
+#: (neither imports the other), each group the modules it holds (a name holds its
+#: sub-modules; the longest name that matches places a module).
+LAYERS: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (
+        ("errors", "rng", "specfile", "workspace", "records", "_lazy", "_html"),
+        ("numerics",),
+    ),
+    (("data",),),
+    (("losses",),),
+    (("tasks",), ("methods",)),
+    (("run",),),
+    (("stats",),),
+    (("study.spec", "study.pack", "study.beside"),),  # study definitions, committed results
+    (("analysis",),),
+    (("report",),),
+    (("study",), ("api",)),
+    (("cli", "__main__"),),
+)
+
+
+def _place(module: str) -> tuple[int, int] | None:
+    """(layer, group) of a package module: the longest name in LAYERS that holds it."""
+    best, where = -1, None
+    for i, layer in enumerate(LAYERS):
+        for j, group in enumerate(layer):
+            for name in group:
+                full = f"delve_bench.{name}"
+                if (module == full or module.startswith(full + ".")) and len(full) > best:
+                    best, where = len(full), (i, j)
+    return where
+
+
+def _upward(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
+    """Imports that leave a module's group for its own layer or one above."""
+    out = set()
+    for m, deps in graph.items():
+        here = _place(m)
+        for n in deps:
+            there = _place(n)
+            if here is None or there is None:
+                continue
+            if there[0] > here[0] or (there[0] == here[0] and there[1] != here[1]):
+                out.add((m, n))
+    return out
+
+
+def test_every_module_has_a_layer():
+    assert sorted(m for m in _modules() if m != "delve_bench" and _place(m) is None) == []
+
+
+def test_no_import_points_upwards():
+    assert sorted(_upward(_graph(_modules()))) == []
+
+
+def test_the_layer_check_finds_an_upward_import():
+    graph = {
+        "delve_bench.stats.summary": {"delve_bench.analysis.collect", "delve_bench.losses"},
+        "delve_bench.api": {"delve_bench.study.report", "delve_bench.study.beside"},
+        "delve_bench.study.pack": {"delve_bench.run.store"},
+    }
+    assert _upward(graph) == {
+        ("delve_bench.stats.summary", "delve_bench.analysis.collect"),
+        ("delve_bench.api", "delve_bench.study.report"),  # siblings
+    }
+
+
+def test_stats_reads_no_files():
+    """``stats`` is numerics on arrays: it may use the losses' standardisation and the
+    foundation's errors, never the workspace, data files, tasks or the result store."""
+    allowed = ("delve_bench.stats", "delve_bench.losses", "delve_bench.errors", "delve_bench._")
+    graph = _graph(_modules())
+    outside = {
+        (m, n)
+        for m, deps in graph.items()
+        if m.startswith("delve_bench.stats")
+        for n in deps
+        if not n.startswith(allowed)
     }
     assert outside == set()
 

@@ -108,8 +108,8 @@ def compare(
     When p > 0.05 and the design had less than 50 % power at the observed difference, a
     hint says so (see `delve power`)."""
     from .. import api
+    from ..analysis.advice import compare_hint
     from ..report import format_comparison
-    from ..stats.advice import compare_hint
 
     ws = _ws(ctx)
     skipped: list[str] = []
@@ -137,7 +137,7 @@ def compare(
 
     def fmt(c) -> str:
         text = format_comparison(c, permutation=permutation)
-        hint = compare_hint(c.to_dict())
+        hint = compare_hint(c)
         if hint:
             text += hint + "\n"
         if c.posterior_plot:
@@ -149,7 +149,7 @@ def compare(
             return "\n".join(map(fmt, rs))
         from ..report.verdicts import comparison_table
 
-        low = [c.task for c in rs if compare_hint(c.to_dict())]
+        low = [c.task for c in rs if compare_hint(c)]
         note = (
             f"low power: not significant with under 50 % power at the observed difference on "
             f"{', '.join(low)} (`delve power {method_a} {method_b} TASK`)\n"

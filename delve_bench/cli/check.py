@@ -133,10 +133,10 @@ def check(
     changed since the baseline and is not accepted (--accept-changed); a table says what
     changed. METHODs and TASKs restrict the check (default: everything in the baseline;
     with --with STUDY, the study's methods that the workspace has results of)."""
+    from ..analysis.collect import result_methods
+    from ..analysis.gate import baseline_tree, check_margin
+    from ..analysis.gate import check as run_check
     from ..methods.registry import method_names
-    from ..report.collect import result_methods
-    from ..stats.gate import baseline_tree, check_margin
-    from ..stats.gate import check as run_check
     from ..tasks import resolve_tasks
 
     ws = _ws(ctx)

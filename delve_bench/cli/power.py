@@ -31,7 +31,7 @@ def _design_text(d, design: str, pool: int, what: str) -> str:
 def _p(pa) -> str:
     if pa.p is None:
         return "p undefined"
-    return "p < 0.05" if pa.p_text.startswith("<") else f"p = {pa.p:.3g}"
+    return f"p {pa.p_text}" if pa.bounded else f"p = {pa.p:.3g}"
 
 
 def format_power(pa) -> str:
@@ -140,8 +140,8 @@ def power(
     From the variance components of the paired difference (training sets, test cases,
     interactions): exact for the t-test (hierarchical design), by simulation for the
     quasi-F (2-way design)."""
+    from ..analysis.advice import power_analysis
     from ..methods.registry import method_spec
-    from ..stats.advice import power_analysis
     from ..tasks import resolve_tasks
 
     ws = _ws(ctx)

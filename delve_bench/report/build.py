@@ -23,15 +23,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ..analysis.collect import PrototaskReport, collect, result_tasks, select_methods
+from ..analysis.overview import overview
+from ..analysis.rankings import rankings
 from ..errors import DelveError
+from ..run.output import write_file
 from ..tasks.names import resolve_tasks
 from ..workspace import Workspace
 from . import tables as tb
 from .classification import error_records, error_table
-from .collect import PrototaskReport, collect, result_tasks, select_methods
 from .html import LossSummary, Section, render_index
-from .output import write_file
-from .overview import overview
+from .notes import cell_note
 from .rankings import (
     disagree_records,
     disagree_table,
@@ -39,7 +41,6 @@ from .rankings import (
     family_table,
     pairs_records,
     pairs_table,
-    rankings,
     rankings_records,
     rankings_table,
 )
@@ -93,7 +94,7 @@ def _write_table(out: Path, stem: str, table: tb.Table, records) -> list[str]:
 def _partial_warnings(r: PrototaskReport) -> list[str]:
     return [
         f"{t.ref.full_name}: {c.method} has {len(c.used)} of {c.task_instances} instances "
-        f"({c.note(r.loss)})"
+        f"({cell_note(c, r.loss)})"
         for t, c in r.partial_cells()
     ]
 
@@ -116,7 +117,7 @@ def write_report(
     (classification tasks).
 
     ``correction`` (holm | bh), ``posthoc`` (nemenyi | holm) and ``unit`` (prototask |
-    task) set the rankings across tasks (:mod:`.rankings`)."""
+    task) set the rankings across tasks (:mod:`delve_bench.analysis.rankings`)."""
     default = losses is None
     losses = ("S", "Z") if losses is None else losses
     methods = select_methods(ws, methods)

@@ -20,8 +20,9 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
+from ..analysis.rankings import Rankings
 from .figures import save_figure
-from .rankings import CORRECTION_SHORT, Rankings
+from .rankings import CORRECTION_SHORT
 
 LINE = 0.32  # vertical spacing of the method names (axes units)
 

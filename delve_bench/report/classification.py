@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .collect import MethodCell, PrototaskReport
+from ..analysis.collect import MethodCell, PrototaskReport
 from .tables import NOT_RUN, Table
 
 

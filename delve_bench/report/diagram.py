@@ -31,10 +31,11 @@ from pathlib import Path
 from matplotlib.figure import Figure
 from matplotlib.transforms import blended_transform_factory
 
+from ..analysis.collect import THESIS_ORDER, PrototaskReport, TaskReport
 from ..losses import LOSS_NAMES
 from ..stats.summary import DESIGN_TESTS
-from .collect import THESIS_ORDER, PrototaskReport, TaskReport, budget_note
 from .figures import save_figure
+from .notes import budget_note, cell_note
 
 THESIS_COLOURS = dict(
     zip(
@@ -114,7 +115,7 @@ def _footnotes(r: PrototaskReport, width_in: float) -> list[tuple[str, bool]]:
     ]
     partial = [
         f"{c.method} at {t.ref.size}: {len(c.used)} of {c.task_instances} instances "
-        f"({c.note(r.loss)})"
+        f"({cell_note(c, r.loss)})"
         for t, c in r.partial_cells()
     ]
     if partial:

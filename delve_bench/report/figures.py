@@ -11,7 +11,7 @@ from typing import Any
 import matplotlib
 from matplotlib.figure import Figure
 
-from .output import write_file
+from ..run.output import write_file
 
 RC: Any = {  # matplotlib types rc keys as literals
     "svg.hashsalt": "delve-bench",

@@ -11,9 +11,10 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 
+from ..analysis.collect import PrototaskReport
+from ..analysis.overview import Overview
 from ..losses import LOSS_NAMES
-from .collect import PrototaskReport, budget_note
-from .overview import Overview
+from .notes import budget_note
 from .tables import Table, to_html
 
 CSS = """

@@ -21,7 +21,7 @@ from .plaintext import (
 )
 
 if TYPE_CHECKING:
-    from ..api import DatasetInfo, MethodInfo, TaskInfo
+    from ..records import DatasetInfo, MethodInfo, TaskInfo
     from ..run.status import StatusRow
 
 __all__ = [

@@ -18,6 +18,7 @@ import textwrap
 
 from ..losses import LOSS_NAMES
 from ..stats.results import ComparisonResult, StatsResult
+from .notes import budget_label
 
 
 def _num(x) -> str:
@@ -107,8 +108,6 @@ def _based_on(s: dict) -> list[str]:
                 f"    Paired on the instances both have; {m} also has "
                 f"{', '.join(map(str, extra))} (not used here)."
             )
-    from ..stats.summary import budget_label
-
     if s.get("budget") is not None:
         lines.append(f"    Budget: {budget_label(s['budget'])}.")
     if s.get("budget_a") is not None or s.get("budget_b") is not None:
@@ -163,7 +162,7 @@ def format_comparison(result: ComparisonResult, permutation: bool | None = None)
         _row(_se_label(c, "difference estimate"), c["se"], st["se"]),
     ]
     lines += _sd_rows(c)
-    p = c["p_text"] if c["p_text"].startswith("<") else f"= {c['p_text']}"
+    p = result.p_text if result.bounded else f"= {result.p_text}"
     label = {"corrected t": "corrected resampled t-test", "case t": "t-test over test cases"}
     lines += [
         "",

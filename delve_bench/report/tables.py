@@ -21,12 +21,16 @@ import io
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..analysis.collect import MethodCell, PrototaskReport, TaskReport
+from ..analysis.overview import Overview
 from ..losses import LOSS_NAMES, UNDEFINED_NOTE
 from ..stats.summary import DESIGN_TESTS
-from .collect import MethodCell, PrototaskReport, TaskReport, budget_note
-from .overview import Overview
+from .notes import budget_note, cell_budget, cell_note
+
+if TYPE_CHECKING:
+    from ..stats.results import Comparison
 
 EMPTY = "∅"  # the method gives no such loss
 NOT_RUN = "–"
@@ -61,12 +65,12 @@ def _g(x: float | None, digits: int) -> str:
     return "" if x is None else f"{x:.{digits}g}"
 
 
-def _p_short(pair_p_text: str) -> str:
-    if pair_p_text.startswith("<"):
-        return "p < 0.05"
-    if pair_p_text == "undefined":
-        return "p undefined"
-    return f"p = {float(pair_p_text):.2g}"
+def _p_short(c: Comparison) -> str:
+    """``p = 0.012``, ``p < 0.05`` or ``p undefined``."""
+    if c.p is None or c.bounded:
+        return f"p {c.p_text}"
+    # rounded first to the 9 digits the CSV shows, so that the two never disagree
+    return f"p = {float(f'{c.p:.9g}'):.2g}"
 
 
 def _value(cell: MethodCell) -> str:
@@ -89,11 +93,11 @@ def _pair_text(t: TaskReport, row: str, col: str, loss: str) -> str:
     p = t.pair(row, col)
     if p is None or p.comparison is None:
         return ""
-    d = p.comparison["standardized"]["mean"] * (1 if p.a == row else -1)
+    d = p.comparison.standardized["mean"] * (1 if p.a == row else -1)
     star = " *" if p.significant else ""
-    perm = p.comparison.get("permutation")
-    extra = f" (sign-flip p = {perm['p']:.2g})" if perm and loss == "Z" else ""
-    return f"{d:+.3g}, {_p_short(p.p_text)}{star}{extra}"
+    perm = p.comparison.permutation
+    extra = f" (sign-flip p = {perm.p:.2g})" if perm and loss == "Z" else ""
+    return f"{d:+.3g}, {_p_short(p.comparison)}{star}{extra}"
 
 
 def prototask_table(r: PrototaskReport) -> Table:
@@ -110,12 +114,12 @@ def prototask_table(r: PrototaskReport) -> Table:
                 (
                     t.ref.name,
                     m,
-                    c.budget_label,
+                    cell_budget(c),
                     _value(c),
                     _instances(c),
                     "" if rank is None else f"{rank:g}",
                     *(_pair_text(t, m, o, r.loss) if o != m else "" for o in r.methods),
-                    c.note(r.loss),
+                    cell_note(c, r.loss),
                 )
             )
     t0 = r.tasks[0]
@@ -182,7 +186,6 @@ def prototask_records(r: PrototaskReport) -> tuple[list[str], list[list]]:
         ranks = t.ranks_among()
         for m in r.methods:
             c = t.cells[m]
-            s = c.summary or {}
             row = [
                 t.ref.full_name,
                 t.ref.size,
@@ -196,8 +199,8 @@ def prototask_records(r: PrototaskReport) -> tuple[list[str], list[list]]:
                 " ".join(map(str, c.absent)),
                 c.mean,
                 c.se,
-                s.get("mean"),
-                s.get("se"),
+                c.summary.mean if c.summary else None,
+                c.summary.se if c.summary else None,
                 ranks.get(m),
             ]
             for o in r.methods:
@@ -206,11 +209,11 @@ def prototask_records(r: PrototaskReport) -> tuple[list[str], list[list]]:
                     row += [None, None, None]
                 else:
                     sign = 1 if p.a == m else -1
-                    perm = p.comparison.get("permutation")
+                    perm = p.comparison.permutation
                     row += [
-                        sign * p.comparison["standardized"]["mean"],
+                        sign * p.comparison.standardized["mean"],
                         p.p_text,
-                        perm["p"] if perm else None,
+                        perm.p if perm else None,
                     ]
             out.append(row)
     return head, out

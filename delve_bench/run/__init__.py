@@ -2,7 +2,8 @@
 
 ``job`` runs one job (and knows no executor), ``isolate`` and ``dask_backend`` are the
 executors (they receive the function they run), ``runner`` plans a study and hands its
-jobs to an executor, ``store`` reads and writes the result files.
+jobs to an executor, ``store`` reads and writes the result files, ``output`` writes the
+files others read (reports, packed results).
 """
 
 from .instance import EncodedInstance, load_instance

@@ -11,7 +11,7 @@ the analyses (stats, compare, report, power, check) see two sources, one per met
   (:mod:`.packed`): no unpacking, no copy.
 
 Instances of both are then paired on task, instance and test case exactly as two methods
-of one store are (:func:`delve_bench.stats.summary.paired_instances`). A result of the
+of one store are (:func:`delve_bench.analysis.task.paired_instances`). A result of the
 workspace is used beside the study's only when it was made on the same task: its task
 fingerprint (data, index files, spec; docs/provenance.md) must equal the one the study
 recorded for that instance, else the analysis stops with one line naming the field

@@ -6,7 +6,10 @@ Modules: :mod:`.anova`, :mod:`.tests` (the designs' tests), :mod:`.bayes`,
 :mod:`.resampled` (Nadeau & Bengio's corrected resampled t-test), :mod:`.permutation`
 (sign-flip test), :mod:`.power`, :mod:`.multiple` (Holm, Benjamini-Hochberg),
 :mod:`.ranking` (Friedman, Nemenyi, CD groups), :mod:`.simulate`, :mod:`.selftest`,
-:mod:`.summary` (statistics of stored results).
+:mod:`.summary` (the statistics of loss matrices), :mod:`.results` (the result objects).
+
+Numerics only: arrays in, result objects out, no file read or written. Reading stored
+results is :mod:`delve_bench.analysis`.
 """
 
 from typing import TYPE_CHECKING

@@ -30,7 +30,8 @@ from scipy import stats as sps
 
 from .anova import Anova
 from .draws import _DRAWS, Draws
-from .tests import BOUND, BOUNDED_BELOW, quasi_f_p_value, t_p_value
+from .results import BOUND, BOUNDED_BELOW
+from .tests import quasi_f_p_value, t_p_value
 
 MAX_INSTANCES = 100_000
 MAX_TEST_CASES = 10**9

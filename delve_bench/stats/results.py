@@ -1,7 +1,15 @@
-"""Result objects of ``delve stats`` and ``delve compare`` (and of :mod:`delve_bench.api`).
+"""Result objects of the statistics, of ``delve stats`` and ``delve compare`` (and of
+:mod:`delve_bench.api`).
 
-Built by keyword; their fields are exactly the keys of the commands' ``--json`` records
-(docs/json.md), which add only ``kind`` and ``schema_version``.
+Frozen dataclasses built by keyword, as statsmodels' results: :class:`Summary` (one
+method's loss matrix) and :class:`Comparison` (two methods' paired loss matrices) are
+what :mod:`.summary` computes; :class:`StatsResult` and :class:`ComparisonResult` add the
+task's facts. Every fact is a field, read by name downstream: whether p may only be
+claimed as ``p < 0.05`` is :attr:`PValue.bounded`, never text to be parsed.
+
+The fields are exactly the keys of the commands' ``--json`` records (docs/json.md),
+which add only ``kind`` and ``schema_version``; ``bounded`` reaches the JSON as
+``p_text`` (``< 0.05``), as the schema has it.
 
 Standard deviations are named for what they measure (Rasmussen 1996 §2.4-2.5):
 
@@ -22,6 +30,157 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
+
+#: with fewer instances, Lindman's quasi-F may only claim ``p < BOUND``: it is
+#: anti-conservative there (thesis Fig. 2.5; ``delve selftest`` shows it)
+BOUNDED_BELOW = 4
+BOUND = 0.05
+
+
+def is_bounded(test: str, instances: int, p: float | None) -> bool:
+    """Whether a test's p may only be reported as ``p < 0.05``: the one rule, a quasi-F
+    (``F``) below 0.05 on fewer than :data:`BOUNDED_BELOW` instances."""
+    return test == "F" and instances < BOUNDED_BELOW and p is not None and p < BOUND
+
+
+def p_words(p: float | None, bounded: bool) -> str:
+    """``0.0123`` (9 significant digits), ``< 0.05`` (bounded) or ``undefined`` (None)."""
+    if p is None:
+        return "undefined"
+    return f"< {BOUND:g}" if bounded else f"{p:.9g}"
+
+
+def reported_p(p: float | None, bounded: bool) -> float | None:
+    """The p a decision may use: the bound itself when only ``p < 0.05`` may be claimed
+    (so a multiple-test correction never credits the quasi-F with more)."""
+    return BOUND if bounded else p
+
+
+@dataclass(frozen=True, kw_only=True)
+class PValue:
+    """The design's test of a paired difference as a result reports it: the test's short
+    name, the instances it used and its p (None: undefined), from which follow whether p
+    is :attr:`bounded` and :attr:`p_text`."""
+
+    test: str  # 't' | 'F' | 'corrected t' | 'case t'
+    instances: int
+    p: float | None
+    #: ``0.0123``, ``< 0.05`` or ``undefined``; made from the fields above, and a field
+    #: itself because the JSON documents are the fields
+    p_text: str = dataclasses.field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "p_text", p_words(self.p, self.bounded))
+
+    @property
+    def bounded(self) -> bool:
+        """Only ``p < 0.05`` may be claimed (:func:`is_bounded`)."""
+        return is_bounded(self.test, self.instances, self.p)
+
+    @property
+    def p_reported(self) -> float | None:
+        """:func:`reported_p`: the bound of a bounded p, else p."""
+        return reported_p(self.p, self.bounded)
+
+
+def _fields(result: Any) -> dict:
+    """A result's fields by name, shallow (nested results stay objects), those made in
+    ``__post_init__`` left out: the keywords that rebuild it."""
+    return {f.name: getattr(result, f.name) for f in dataclasses.fields(result) if f.init}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Summary:
+    """One method's loss matrix: the design's estimate of the expected loss, its SE and
+    SD components (the SDs the design lacks are None), raw and standardised
+    (``standardized`` holds the same keys as the raw numbers the design has)."""
+
+    mean: float
+    se: float
+    sd_train: float | None = None
+    sd_test: float | None = None
+    sd_cases: float | None = None
+    sd_interaction: float | None = None
+    se_uncorrected: float | None = None
+    sd_realisations: float | None = None
+    standardized: dict
+    standardization: dict  # {scale, shift}
+
+
+@dataclass(frozen=True, kw_only=True)
+class PermutationTest:
+    """The exact sign-flip permutation test over instances of A - B (:mod:`.permutation`)."""
+
+    test: str  # 'sign-flip', or 'sign-flip (sampled)' beyond 16 instances
+    p: float
+    exact: bool
+    patterns: int  # sign patterns enumerated (or sampled)
+    min_p: float  # the smallest p the instances allow
+    instances: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Comparison(PValue):
+    """Paired comparison A - B of two loss matrices: both expected losses, the
+    difference, its SE and SD components, the design's test (``t``, Lindman's quasi-``F``,
+    ``corrected t`` or ``case t``) with its p (:class:`PValue`) on ``instances`` paired
+    instances, and the sign-flip test over them.
+
+    ``mean`` is the design's mean of the per-case differences, equal to ``difference``.
+    ``posterior_*`` (``bayes``): the posterior of the expected difference (eq. 2.16; on
+    a 2-way task its extension, which ``bayes_note`` then describes): mass on the other
+    side of 0, probability of each sign, how it was computed.
+    """
+
+    mean_a: float
+    mean_b: float
+    difference: float
+    mean: float
+    se: float
+    sd_train: float | None = None
+    sd_test: float | None = None
+    sd_cases: float | None = None
+    sd_interaction: float | None = None
+    se_uncorrected: float | None = None
+    sd_realisations: float | None = None
+    standardized: dict  # the numbers above standardised, with mean_a and mean_b
+    standardization: dict  # {scale, shift}
+    test_name: str  # the test in words
+    statistic: float | None
+    df: list[float]
+    permutation: PermutationTest | None = None  # 2 or more instances
+    posterior_opposite_sign: float | None = None
+    posterior_prob_negative: float | None = None  # P(A - B < 0 | losses)
+    posterior_prob_positive: float | None = None
+    posterior_method: str | None = None  # how the posterior was computed
+    bayes_note: str | None = None
+    #: 2-way quasi-F only (:mod:`~delve_bench.stats.level`): its rate of p < 0.05 under H0
+    #: at the estimated components, whether that is liberal, the size-corrected threshold,
+    #: the calibrated p, the decision at 5 % and, when liberal, a sentence saying so
+    level: float | None = None
+    liberal: bool | None = None
+    critical_p: float | None = None
+    p_calibrated: float | None = None
+    level_note: str | None = None
+    significant_5pc: bool | None = None
+
+    @property
+    def significant(self) -> bool:
+        """Significant at 5 %: p < 0.05, or for the 2-way quasi-F, p below its
+        size-corrected threshold (a liberal or bounded ``p < 0.05`` alone is not enough)."""
+        if self.significant_5pc is not None:
+            return self.significant_5pc
+        return self.bounded or (self.p is not None and self.p < 0.05)
+
+    @property
+    def p_decision(self) -> float | None:
+        """The p that a correction over many tests may use: :attr:`p_reported` (the bound
+        of a bounded p), or for a liberal quasi-F its calibrated p where that is larger."""
+        p = self.p_reported
+        if self.liberal and p is not None:
+            p = max(p, self.p_calibrated or p)
+        return p
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -42,22 +201,17 @@ class _TaskFacts:
 
 
 @dataclass(frozen=True, kw_only=True)
-class StatsResult(_TaskFacts):
-    """One method on one task: estimated expected loss, its SE and the SD components,
-    raw and standardised (``standardized`` holds the same keys as the raw numbers)."""
+class StatsResult(Summary, _TaskFacts):
+    """One method on one task: its :class:`Summary` with the task's facts, the method and
+    the budget its used instances were made with."""
 
     method: str
-    mean: float
-    se: float
-    sd_train: float | None = None
-    sd_test: float | None = None
-    sd_cases: float | None = None
-    sd_interaction: float | None = None
-    se_uncorrected: float | None = None
-    sd_realisations: float | None = None
-    standardized: dict
-    standardization: dict  # {scale, shift}
     budget: dict | None = None  # {mode, time_scale} the used instances were made with
+
+    @classmethod
+    def of(cls, summary: Summary, **facts: Any) -> StatsResult:
+        """The result of ``summary`` with the task's facts, ``method`` and ``budget``."""
+        return cls(**_fields(summary), **facts)
 
     def __repr__(self) -> str:
         return f"StatsResult: {stats_line(self)}"
@@ -69,56 +223,23 @@ class StatsResult(_TaskFacts):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ComparisonResult(_TaskFacts):
-    """Paired comparison A - B on one task: both expected losses, the difference, its SE
-    and SD components, and the design's test (``t`` or Lindman's quasi-``F``).
-
-    ``mean`` is the ANOVA mean of the per-case differences, equal to ``difference``.
-    ``posterior_*`` (``--bayes``): the posterior of the expected difference (eq. 2.16; on
-    a 2-way task its extension, which ``bayes_note`` then describes): mass on the other
-    side of 0, probability of each sign, how it was computed.
-    """
+class ComparisonResult(Comparison, _TaskFacts):
+    """Paired comparison A - B on one task: its :class:`Comparison` with the task's
+    facts, the two methods, which instances each has that the other lacks, and the
+    budgets their instances were made with."""
 
     method_a: str
     method_b: str
-    mean_a: float
-    mean_b: float
-    difference: float
-    mean: float
-    se: float
-    sd_train: float | None = None
-    sd_test: float | None = None
-    sd_cases: float | None = None
-    sd_interaction: float | None = None
-    se_uncorrected: float | None = None
-    sd_realisations: float | None = None
-    standardized: dict
-    test: str  # 't' | 'F' | 'corrected t' | 'case t'
-    test_name: str  # the test in words
-    statistic: float | None
-    df: list[float]
-    p: float | None
-    p_text: str  # '0.0123' | '< 0.05' | 'undefined'
-    permutation: dict | None = None  # the sign-flip test over instances (2 or more)
-    standardization: dict
-    posterior_opposite_sign: float | None = None
-    posterior_prob_negative: float | None = None  # P(A - B < 0 | losses)
-    posterior_prob_positive: float | None = None
-    posterior_method: str | None = None  # how the posterior was computed
-    bayes_note: str | None = None
     posterior_plot: list[str] | None = None  # ``delve compare --plot``: the files drawn
     instances_unpaired: dict | None = None  # method -> its instances the other lacks
     budget_a: dict | None = None  # {mode, time_scale} of each method's instances
     budget_b: dict | None = None
-    #: 2-way quasi-F only (:mod:`~delve_bench.stats.level`): its rate of p < 0.05 under H0
-    #: at the estimated components, whether that is liberal, the size-corrected threshold,
-    #: the calibrated p, the decision at 5 % and, when liberal, a sentence saying so
-    level: float | None = None
-    liberal: bool | None = None
-    critical_p: float | None = None
-    p_calibrated: float | None = None
-    level_note: str | None = None
-    significant_5pc: bool | None = None
+
+    @classmethod
+    def of(cls, comparison: Comparison, **facts: Any) -> ComparisonResult:
+        """The result of ``comparison`` with the task's facts (whose ``instances`` are
+        the comparison's), ``method_a``, ``method_b`` and the rest of the fields above."""
+        return cls(**{**_fields(comparison), **facts})
 
     @property
     def verdict(self) -> str:
@@ -133,14 +254,6 @@ class ComparisonResult(_TaskFacts):
 
         return paragraph(self.verdict)
 
-    @property
-    def significant(self) -> bool:
-        """Significant at 5 %: p < 0.05, or for the 2-way quasi-F, p below its
-        size-corrected threshold (a liberal or bounded ``p < 0.05`` alone is not enough)."""
-        if self.significant_5pc is not None:
-            return self.significant_5pc
-        return self.p_text.startswith("<") or (self.p is not None and self.p < 0.05)
-
 
 # ---- one-line forms (the objects' reprs, the rows of `delve compare A B`) ----------
 
@@ -149,7 +262,7 @@ LEVELS = ((0.001, "***"), (0.01, "**"), (0.05, "*"))
 
 def marks(c: ComparisonResult) -> str:
     """``*``, ``**``, ``***`` or '' for the comparison's p."""
-    if c.p_text.startswith("<"):
+    if c.bounded:
         return "*"
     if c.p is None:
         return ""
@@ -164,7 +277,8 @@ def better(c: ComparisonResult) -> str | None:
 
 
 def p_text(c: ComparisonResult) -> str:
-    if c.p_text.startswith("<"):
+    """The p to 2 digits (``< 0.05`` when bounded, ``-`` when undefined)."""
+    if c.bounded:
         return c.p_text
     return "-" if c.p is None else f"{c.p:.2g}"
 
@@ -181,7 +295,7 @@ def verdict(c: ComparisonResult) -> str:
     sig = "significant" if c.significant else "not significant"
     return (
         f"{head} on {c.task} (loss {c.loss}, standardised): A - B = {st['mean']:+.4g} "
-        f"(SE {st['se']:.2g}), p {c.p_text if c.p_text.startswith('<') else '= ' + p_text(c)}"
+        f"(SE {st['se']:.2g}), p {c.p_text if c.bounded else '= ' + p_text(c)}"
         f" {marks(c)}".rstrip()
         + f", {sig} ({c.test_name}, {c.instances} instances)"
     )

@@ -39,8 +39,9 @@ from .permutation import sign_flip_p_value
 from .power import VarianceComponents
 from .ranking import DEMSAR_METHODS, DEMSAR_RANKS, block_ranks, friedman
 from .resampled import corrected_resampled_p_value
+from .results import BOUND, BOUNDED_BELOW
 from .simulate import batches, matrix_with_components, simulate_losses
-from .tests import BOUND, BOUNDED_BELOW, quasi_f_p_value, t_p_value, t_test
+from .tests import quasi_f_p_value, t_p_value, t_test
 
 ALPHAS = (0.05, 0.01)
 SD_E = 1.0

@@ -18,9 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .anova import Anova
-
-BOUNDED_BELOW = 4  # fewer instances: a quasi-F p < 0.05 is reported only as "p < 0.05"
-BOUND = 0.05
+from .results import is_bounded, p_words, reported_p
 
 
 @dataclass(frozen=True)
@@ -31,21 +29,18 @@ class TestResult:
     statistic: float | None
     df: tuple[float, ...]
     p: float | None  # None: undefined
-    bounded: bool = False  # True: report only "p < 0.05"
+    bounded: bool = False  # True: report only "p < 0.05" (stats.results.is_bounded)
 
     @property
     def p_text(self) -> str:
-        if self.p is None:
-            return "= undefined"
-        if self.bounded:
-            return f"< {BOUND:g}"
-        return f"= {self.p:.9g}"
+        """``= 0.0123``, ``< 0.05`` or ``= undefined``: the p as mstats writes it."""
+        words = p_words(self.p, self.bounded)
+        return words if self.bounded else f"= {words}"
 
     @property
     def p_reported(self) -> float | None:
-        """The p a decision may use: the bound itself when only ``p < 0.05`` may be
-        claimed (so a multiple-test correction never credits the quasi-F with more)."""
-        return BOUND if self.bounded else self.p
+        """:func:`~.results.reported_p`: the bound of a bounded p, else p."""
+        return reported_p(self.p, self.bounded)
 
 
 def t_p_value(mean, ms_a, I: int, J: int):
@@ -103,7 +98,7 @@ def quasi_f(a: Anova) -> TestResult:
         statistic=float(F),
         df=(float(nu1), float(nu2)),
         p=p,
-        bounded=a.I < BOUNDED_BELOW and p < BOUND,
+        bounded=is_bounded("F", a.I, p),
     )
 
 

@@ -2,7 +2,7 @@
 and tables (Rasmussen 1996, Figs. 5.2 and 5.14-5.19) and Barrio et al.'s (2009) Tables 2,
 4 and 6, each beside the published numbers where the paper prints any.
 
-Every display is built from :class:`~delve_bench.report.collect.PrototaskReport` objects
+Every display is built from :class:`~delve_bench.analysis.collect.PrototaskReport` objects
 (the numbers of ``delve report``) and the results' meta.json files, and written as
 Markdown + CSV tables (:mod:`delve_bench.report.tables`) and SVG + PNG figures rendered
 with the DELVE diagram's fixed fonts and metadata, so regeneration is byte-identical.
@@ -20,12 +20,12 @@ import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 
+from ..analysis.collect import PrototaskReport, TaskReport, method_order, p_digit
+from ..analysis.overview import overview as make_overview
 from ..report import tables as tb
-from ..report.collect import PrototaskReport, TaskReport, method_order, p_digit
 from ..report.diagram import colours
 from ..report.figures import save_figure
-from ..report.output import write_file
-from ..report.overview import overview as make_overview
+from ..run.output import write_file
 from ..run.store import read_meta, result_dir
 from ..stats.summary import DESIGN_TESTS
 from ..tasks.instances import task_layout
@@ -386,7 +386,7 @@ def write_bagging(view: StudyView, out: Path) -> list[str]:
             if t is None or not (cp and cb and cp.summary and cb.summary):
                 line.append("–")
                 continue
-            r = 100.0 * (cp.summary["mean"] - cb.summary["mean"]) / cp.summary["mean"]
+            r = 100.0 * (cp.summary.mean - cb.summary.mean) / cp.summary.mean
             p = pair.p if pair is not None else None
             digit = p_digit(p, pair.bounded) if pair is not None and p is not None else None
             by_size[n].append(r)

@@ -4,7 +4,7 @@ The studies' committed results are unpacked into one temporary result store (a m
 more than one study is taken from the first that has it) and read by the code of
 ``delve study report``: the DELVE diagrams and tables per prototask with each task's
 paired tests, the summary, average ranks with the critical-difference diagram and the
-wins and losses after Holm's correction (:mod:`delve_bench.report.rankings`), and the
+wins and losses after Holm's correction (:mod:`delve_bench.analysis.rankings`), and the
 geometric averages of standardised S by family, input dimension, noise level and
 training-set size (the thesis' Figs. 5.14-5.17, :func:`.displays.write_geometric`). Like
 a study's report it is a function of what is committed, so ``--check`` regenerates it and
@@ -16,9 +16,9 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+from ..analysis.collect import collect, method_order
 from ..errors import DelveError
 from ..report import write_report
-from ..report.collect import collect, method_order
 from ..tasks.names import TaskRef
 from ..workspace import Workspace
 from . import displays as dp

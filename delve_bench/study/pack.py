@@ -47,7 +47,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..report.output import write_file
+from ..run.output import write_file
 from ..run.packed import (
     LOSS_COLUMNS,
     LOSSES,

@@ -23,10 +23,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ..analysis.collect import PrototaskReport, collect, method_order
+from ..analysis.overview import overview
 from ..errors import DelveError
 from ..report import write_report
-from ..report.collect import PrototaskReport, collect, method_order
-from ..report.overview import overview
 from ..workspace import Workspace
 from . import displays as dp
 from .pack import pack, unpack

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..report.output import write_file
-from ..report.overview import Overview
+from ..analysis.overview import Overview
 from ..report.tables import md_cell
+from ..run.output import write_file
 from .claims import CLAIMS, evaluate
 from .displays import StudyView
 from .spec import Study

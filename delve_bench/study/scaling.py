@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
+from ..analysis.collect import TaskReport
 from ..report import tables as tb
-from ..report.collect import TaskReport
 from ..report.diagram import colours
 from ..run.store import read_meta, result_dir
 from ..tasks.instances import task_layout

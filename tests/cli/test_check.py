@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 from support import one_line_error, run_delve
 
+from delve_bench.analysis.gate import check
 from delve_bench.run.store import csv_bytes, sha256_bytes
-from delve_bench.stats.gate import check
 from delve_bench.workspace import Workspace
 
 CLEAR = "kin-8nm/dist/std.256"  # knn-cv-1 vs lin-1: p ~ 2e-7

@@ -14,9 +14,9 @@ import pandas as pd
 import pytest
 from support import one_line_error, run_delve
 
+from delve_bench.analysis.gate import check
 from delve_bench.errors import DelveError
 from delve_bench.run.store import csv_bytes, sha256_bytes
-from delve_bench.stats.gate import check
 from delve_bench.workspace import Workspace
 
 TASK = "hwang-g1/noisy/std.64"

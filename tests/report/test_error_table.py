@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from delve_bench.analysis.collect import MethodCell, PrototaskReport, TaskReport
 from delve_bench.report.classification import error_records, error_table
-from delve_bench.report.collect import MethodCell, PrototaskReport, TaskReport
 from delve_bench.report.tables import NOT_RUN
 from delve_bench.tasks.names import TaskRef
 

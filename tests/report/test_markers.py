@@ -7,11 +7,12 @@ from __future__ import annotations
 import matplotlib
 import numpy as np
 import pytest
+from support import summary
 
-from delve_bench.report.collect import MethodCell, PairCell, PrototaskReport, TaskReport
+from delve_bench.analysis.collect import MethodCell, PairCell, PrototaskReport, TaskReport
+from delve_bench.analysis.overview import overview
 from delve_bench.report.diagram import draw
 from delve_bench.report.figures import RC
-from delve_bench.report.overview import overview
 from delve_bench.report.tables import ranks_table, wins_table
 from delve_bench.tasks.names import TaskRef
 
@@ -19,10 +20,11 @@ from delve_bench.tasks.names import TaskRef
 def _cell(method: str, mean: float | None, n: int = 8, used: int = 8) -> MethodCell:
     if mean is None:
         return MethodCell(method, "not run", n, missing=tuple(range(n)))
-    summary = {"mean": mean, "se": 0.01, "standardized": {"mean": mean, "se": 0.01}}
     absent = tuple(range(used, n))
     status = "ok" if used == n else "partial"
-    return MethodCell(method, status, n, used=tuple(range(used)), missing=absent, summary=summary)
+    return MethodCell(
+        method, status, n, used=tuple(range(used)), missing=absent, summary=summary(mean)
+    )
 
 
 def _report(values: dict[int, dict[str, float | None]], partial=()) -> PrototaskReport:

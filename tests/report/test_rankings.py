@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from support import comparison, summary
 
+from delve_bench.analysis.collect import MethodCell, PairCell, PrototaskReport, TaskReport
+from delve_bench.analysis.rankings import rankings
 from delve_bench.report.cd import write_cd_diagram
-from delve_bench.report.collect import MethodCell, PairCell, PrototaskReport, TaskReport
-from delve_bench.report.rankings import disagree_table, family_records, rankings, rankings_table
+from delve_bench.report.rankings import disagree_table, family_records, legend, rankings_table
 from delve_bench.stats.ranking import DEMSAR_METHODS, DEMSAR_RANKS
 from delve_bench.tasks.names import TaskRef
 
@@ -22,17 +24,16 @@ def cell(m: str, mean: float) -> MethodCell:
         status="ok",
         task_instances=8,
         used=tuple(range(8)),
-        summary={"standardized": {"mean": mean, "se": 0.01}},
+        summary=summary(mean),
     )
 
 
 def pair(a: str, b: str, diff: float, p: float, bounded: bool = False) -> PairCell:
-    text = "< 0.05" if bounded else f"{p:.9g}"
     return PairCell(
         a=a,
         b=b,
         instances=tuple(range(8)),
-        comparison={"p": p, "p_text": text, "difference": diff, "standardized": {"mean": diff}},
+        comparison=comparison(diff, p, bounded),
     )
 
 
@@ -121,7 +122,7 @@ def test_bounded_quasi_f_counts_as_p_005_and_disagreements_are_explained():
     assert rk.tests[0].p == 0.05 and rk.tests[0].winner is None
     # the CD view has only one block: no Friedman test, said plainly
     assert rk.friedman is None
-    assert any("No Friedman test" in n for n in rk.legend())
+    assert any("No Friedman test" in n for n in legend(rk))
     tbl = disagree_table(rk)
     assert "Holm" in tbl.title
 

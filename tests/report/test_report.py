@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import support
 
-from delve_bench.report.collect import method_order, p_digit
+from delve_bench.analysis.collect import method_order, p_digit
 from delve_bench.report.diagram import y_axis
 
 TASKS = ("kin-8nm/std.64", "kin-8nm/std.128", "boston/price/std.32", "boston/price/std.64")

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from delve_bench.analysis.task import layout_of
 from delve_bench.data import load_dataset
 from delve_bench.errors import DelveError
 from delve_bench.methods.lin import Lin1
@@ -36,7 +37,6 @@ from delve_bench.run.store import (
     staging_dir,
     task_instances,
 )
-from delve_bench.stats.summary import layout_of
 from delve_bench.tasks import TaskRef
 
 RUN = Path(__file__).resolve().parents[2] / "delve_bench" / "run"

@@ -89,8 +89,8 @@ def test_dask_jobs_have_one_blas_thread(probe_ws):
 
 
 def test_analyses_take_the_threads_of_the_newest_result_like_its_budget(probe_ws):
+    from delve_bench.analysis.task import layout_of
     from delve_bench.run.store import task_instances
-    from delve_bench.stats.summary import layout_of
 
     ws = probe_ws
     layout = layout_of(ws, TASK)

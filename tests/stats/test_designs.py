@@ -38,12 +38,12 @@ def test_compare_under_the_resampled_design():
     c = compare(ya.astype(float), yb.astype(float), "resampled", st, n_train=700)
     d = ya.mean(1) - yb.mean(1)
     se = np.sqrt((1 / 10 + 300 / 700) * d.var(ddof=1))
-    assert c["test"] == "corrected t" and c["df"] == [9]
-    assert c["se"] == pytest.approx(se) and c["standardized"]["se"] == pytest.approx(se / 0.3)
-    assert c["p"] == pytest.approx(2 * sps.t.sf(abs(d.mean() / se), 9))
-    assert c["permutation"]["exact"] and c["permutation"]["patterns"] == 1024
+    assert c.test == "corrected t" and c.df == [9]
+    assert c.se == pytest.approx(se) and c.standardized["se"] == pytest.approx(se / 0.3)
+    assert c.p == pytest.approx(2 * sps.t.sf(abs(d.mean() / se), 9))
+    assert c.permutation.exact and c.permutation.patterns == 1024
     s = summarize(ya.astype(float), "resampled", st, n_train=700)
-    assert s["se"] == pytest.approx(np.sqrt((1 / 10 + 300 / 700) * ya.mean(1).var(ddof=1)))
+    assert s.se == pytest.approx(np.sqrt((1 / 10 + 300 / 700) * ya.mean(1).var(ddof=1)))
 
 
 def test_fixed_design_uses_the_test_cases():
@@ -56,4 +56,4 @@ def test_fixed_design_uses_the_test_cases():
         fixed_estimate(np.ones((2, 3)), 10)
     st = standardizer("Z", np.r_[np.zeros(5), np.ones(5)], categorical=True)
     c = compare(v, np.zeros_like(v), "fixed", st, n_train=250)
-    assert c["permutation"] is None and c["test"] == "case t"
+    assert c.permutation is None and c.test == "case t"

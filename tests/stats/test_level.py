@@ -77,12 +77,12 @@ def test_a_liberal_comparison_says_so_and_is_not_significant_on_its_nominal_p():
     for _ in range(400):  # a true null whose raw quasi-F p lands between crit and 0.05
         ya = simulate_losses(vc, 4, 100, 1, rng)[0] + 5.0
         c = compare(ya, np.full_like(ya, 5.0), "2-way", st)
-        if c["p"] is not None and c["critical_p"] <= c["p"] < 0.05:
+        if c.p is not None and c.critical_p <= c.p < 0.05:
             found = True
             break
     assert found
-    assert c["liberal"] and not c["significant_5pc"]
-    assert "liberal" in c["level_note"] and "size-corrected" in c["level_note"]
+    assert c.liberal and not c.significant_5pc
+    assert "liberal" in c.level_note and "size-corrected" in c.level_note
     fields = level_fields(vc, 8, 100, 0.01)
     assert not fields["liberal"] and fields["significant_5pc"] and "level_note" not in fields
 

@@ -173,7 +173,8 @@ def test_mstats_golden_layout_and_numbers():
     d = _matrix(8, 128, 32.7269508, 27.6978006, 323.514631, rng)
     yb = np.full((8, 128), 368.002767)
     c = compare(yb + d, yb, "hierarchical", Standardizer(loss="S", scale=488.847, shift=0.0))
-    c.update(
+    r = ComparisonResult.of(
+        c,
         method_a="lin-1",
         method_b="knn-cv-1",
         task="demo/age/std.128",
@@ -186,8 +187,8 @@ def test_mstats_golden_layout_and_numbers():
         instances_used=list(range(8)),
         task_instances=8,
     )
-    assert c["p"] == pytest.approx(0.05298802, abs=1e-8)
-    got = format_comparison(ComparisonResult(**c)).splitlines()
+    assert c.p == pytest.approx(0.05298802, abs=1e-8)
+    got = format_comparison(r).splitlines()
     # the one deliberate departure from DELVE's layout: a space after every row's ':'
     # (so the number columns, and their header, sit one place further right)
     want = [

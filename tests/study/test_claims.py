@@ -6,15 +6,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import pytest
+from support import comparison, summary
 
-from delve_bench.report.collect import (
+from delve_bench.analysis.collect import (
     THESIS_ORDER,
     MethodCell,
     PairCell,
     PrototaskReport,
     TaskReport,
 )
-from delve_bench.report.overview import Overview, overview
+from delve_bench.analysis.overview import Overview, overview
 from delve_bench.study import claims as cl
 from delve_bench.study import published as pub
 from delve_bench.study.claims import barrio as cb
@@ -34,7 +35,7 @@ def cell(m: str, mean: float | None) -> MethodCell:
         status="ok",
         task_instances=4,
         used=(0, 1, 2, 3),
-        summary={"mean": mean, "standardized": {"mean": mean, "se": 0.01}},
+        summary=summary(mean),
     )
 
 
@@ -51,13 +52,7 @@ def task(ds: str, size: int, means: dict, sig: set[tuple[str, str]]) -> TaskRepo
                 a=a,
                 b=b,
                 instances=(0, 1, 2, 3),
-                comparison={
-                    "p": p,
-                    "p_text": str(p),
-                    "difference": means[a] - means[b],
-                    "mean_a": means[a],
-                    "mean_b": means[b],
-                },
+                comparison=comparison(means[a] - means[b], p, mean_a=means[a], mean_b=means[b]),
             )
     pt = "accel" if ds.startswith("pumadyn") else "dist" if ds.startswith("kin") else "rej"
     return TaskReport(
@@ -344,7 +339,7 @@ def thesis_world() -> list[TaskReport]:
                     status="ok",
                     task_instances=4,
                     used=c.used,
-                    summary={"mean": c.mean, "standardized": {"mean": c.mean, "se": 0.1}},
+                    summary=summary(c.mean, se=0.1),
                 )
             out.append(t)
     for n in (32, 64, 128):

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from delve_bench.analysis.collect import PrototaskReport, TaskReport
 from delve_bench.errors import DelveError
-from delve_bench.report.collect import PrototaskReport, TaskReport
 from delve_bench.run.store import result_dir
 from delve_bench.study import published as pub
 from delve_bench.study.displays import StudyView

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...report.overview import Overview
+from ...analysis.overview import Overview
 from .. import published as pub
 from ..displays import StudyView, basis_steps, n_basis
 from .base import AGREES, DISAGREES, PARTLY, Claim, Finding, by_share, combine, has

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...report.collect import TaskReport
-from ...report.overview import Overview
+from ...analysis.collect import TaskReport
+from ...analysis.overview import Overview
 from ..displays import StudyView
 
 AGREES, PARTLY, DISAGREES = "agrees", "partly", "disagrees"

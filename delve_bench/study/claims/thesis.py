@@ -8,10 +8,12 @@ each task, with ranks scaled to 0 (best) .. 1 (worst).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from ...report.collect import THESIS_ORDER, TaskReport
-from ...report.overview import Overview
+from ...analysis.collect import THESIS_ORDER, TaskReport
+from ...analysis.overview import Overview
 from .. import published as pub
 from ..displays import StudyView
 from .base import (
@@ -35,6 +37,9 @@ from .base import (
     snapshots,
     tasks_with,
 )
+
+if TYPE_CHECKING:
+    from ...stats.results import Comparison
 
 FIELD = THESIS_ORDER  # the thesis' seven methods, in its display order
 GOOD = ("gp-map-1", "gp-mc-1", "mlp-mc-1")
@@ -354,10 +359,10 @@ def _boston(view: StudyView, ov: Overview) -> Finding | None:
 
 
 def _boston_10_20(view: StudyView, ov: Overview) -> Finding | None:
-    def rel(c: dict) -> float:
-        return abs(c["mean_a"] - c["mean_b"]) / max(c["mean_a"], c["mean_b"])
+    def rel(c: Comparison) -> float:
+        return abs(c.mean_a - c.mean_b) / max(c.mean_a, c.mean_b)
 
-    pairs = [p for _, p in _pairs(view, True) if 0.10 <= rel(p.comparison) <= 0.20]
+    pairs = [p for _, p in _pairs(view, True) if p.comparison and 0.10 <= rel(p.comparison) <= 0.20]
     if not pairs:
         return None
     ns = sum(not p.significant for p in pairs)

@@ -3,7 +3,8 @@ each pair's paired test, read once from the result store.
 
 The numbers come from the harness' own statistics (:func:`delve_bench.stats.summary.summarize`
 and :func:`~delve_bench.stats.summary.compare`, the functions behind ``delve stats`` and
-``delve compare``), applied to the loss matrices read by :mod:`delve_bench.run.store`.
+``delve compare``), applied to the loss matrices read by :mod:`delve_bench.run.store`; the
+words for them (what a cell lacks, budgets) are :mod:`delve_bench.report.notes`.
 Nothing is dropped silently: instances that are missing, failed, corrupt or lack the loss
 are kept in :class:`MethodCell` and shown by every output.
 
@@ -18,23 +19,19 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import DelveError, suggest
 from ..run.store import read_task_results
-from ..stats.summary import (
-    budget_label,
-    budget_settings,
-    compare,
-    layout_of,
-    paired_instances,
-    summarize,
-    task_standardizer,
-)
+from ..stats.summary import compare, summarize
 from ..tasks.names import TaskRef
 from ..workspace import Workspace
+from .task import budget_settings, layout_of, paired_instances, task_standardizer
+
+if TYPE_CHECKING:
+    from ..stats.results import Comparison, Summary
 
 # The thesis' display order (Rasmussen 1996 Figs. 5.3-5.13); other methods follow alphabetically.
 THESIS_ORDER = (
@@ -111,7 +108,7 @@ class MethodCell:
     no_loss: tuple[int, ...] = ()
     stale: tuple[int, ...] = ()
     budget: dict | None = None
-    summary: dict | None = None
+    summary: Summary | None = None
     y: np.ndarray | None = field(default=None, repr=False, compare=False)
     #: the model size each used instance records in meta.json (``info.model_size``, or
     #: ``info.n_basis``), None where it records none
@@ -123,7 +120,7 @@ class MethodCell:
 
     @property
     def mean(self) -> float | None:
-        return self.summary["standardized"]["mean"] if self.summary else None
+        return self.summary.standardized["mean"] if self.summary else None
 
     @property
     def rankable(self) -> bool:
@@ -132,67 +129,42 @@ class MethodCell:
 
     @property
     def se(self) -> float | None:
-        return self.summary["standardized"]["se"] if self.summary else None
+        return self.summary.standardized["se"] if self.summary else None
 
     @property
     def absent(self) -> tuple[int, ...]:
         """Instances of the task that this cell's statistics do not use."""
         return tuple(sorted(self.missing + self.failed + self.corrupt + self.no_loss + self.stale))
 
-    @property
-    def budget_label(self) -> str:
-        """How the budget its results were made with reads in tables and legends."""
-        return "" if self.budget is None else budget_label(self.budget)
-
-    def note(self, loss: str) -> str:
-        """What is missing and why, in words ('' when every instance is used)."""
-        parts = []
-        for label, idx in (
-            ("not run", self.missing),
-            ("failed", self.failed),
-            ("corrupt", self.corrupt),
-            ("stale", self.stale),
-            (f"no {loss} loss", self.no_loss),
-        ):
-            if idx and not (label == "not run" and len(idx) == self.task_instances):
-                parts.append(f"{label}: {' '.join(map(str, idx))}")
-        if self.status == "not run":
-            parts.insert(0, "no finished instance" if parts else "not run")
-        elif self.status == "no loss":
-            parts = [f"gives no {loss} loss"]
-        elif self.status == "too few":
-            parts.insert(0, f"only {len(self.used)} instance (need 2)")
-        return "; ".join(parts)
-
 
 @dataclass(frozen=True)
 class PairCell:
     """The paired test of methods ``a`` and ``b`` (a before b in display order) on the
-    instances both have: ``comparison`` is :func:`compare`'s dict for A - B, or None."""
+    instances both have: ``comparison`` is :func:`compare`'s A - B, or None (too few)."""
 
     a: str
     b: str
     instances: tuple[int, ...]
-    comparison: dict | None
+    comparison: Comparison | None
 
     @property
     def p(self) -> float | None:
-        return self.comparison["p"] if self.comparison else None
+        return self.comparison.p if self.comparison else None
 
     @property
     def p_text(self) -> str:
-        return self.comparison["p_text"] if self.comparison else ""
+        return self.comparison.p_text if self.comparison else ""
 
     @property
     def bounded(self) -> bool:
-        return self.p_text.startswith("<")
+        return bool(self.comparison and self.comparison.bounded)
 
     @property
     def winner(self) -> str | None:
         """The method with the lower expected loss on the shared instances."""
-        if not self.comparison or self.comparison["difference"] == 0:
+        if not self.comparison or self.comparison.difference == 0:
             return None
-        return self.a if self.comparison["difference"] < 0 else self.b
+        return self.a if self.comparison.difference < 0 else self.b
 
     @property
     def loser(self) -> str | None:
@@ -200,21 +172,10 @@ class PairCell:
         return None if w is None else (self.b if w == self.a else self.a)
 
     @property
-    def liberal(self) -> bool:
-        """The design's test is liberal here (2-way quasi-F at the estimated components)."""
-        return bool(self.comparison and self.comparison.get("liberal"))
-
-    @property
     def significant(self) -> bool:
-        """Significant at 5 %: p < 0.05, or for the 2-way quasi-F, p below its size-corrected
-        threshold (:mod:`delve_bench.stats.level`): a liberal or bounded result is not
-        counted on its nominal p alone."""
-        if self.winner is None or self.p is None:
-            return False
-        decided = self.comparison.get("significant_5pc") if self.comparison else None
-        if decided is not None and SIGNIFICANCE == 0.05:
-            return bool(decided)
-        return self.p < SIGNIFICANCE
+        """One method is better, significantly at 5 %
+        (:attr:`~delve_bench.stats.results.Comparison.significant`)."""
+        return self.winner is not None and bool(self.comparison and self.comparison.significant)
 
     @property
     def digit(self) -> int | None:
@@ -406,19 +367,3 @@ def collect(
         )
         for (ds, pt), ts in sorted(by_proto.items())
     ]
-
-
-def method_budgets(tasks: Iterable[TaskReport], methods: Iterable[str]) -> dict[str, str]:
-    """Each method's budget settings over ``tasks`` (``cpu x0.05``, ``work``, ``to completion``);
-    several joined by `` / `` when its results on different tasks were made differently."""
-    out = {}
-    for m in methods:
-        labels = sorted({t.cells[m].budget_label for t in tasks if t.cells[m].budget is not None})
-        out[m] = " / ".join(labels) if labels else "not run"
-    return out
-
-
-def budget_note(tasks: Iterable[TaskReport], methods: Iterable[str]) -> str:
-    """``Budgets: lin-1 to completion; mlp-ese-1 cpu x0.05.`` for tables, legends and the index."""
-    b = method_budgets(list(tasks), methods)
-    return "Budgets (mode, time scale): " + "; ".join(f"{m} {v}" for m, v in b.items()) + "."

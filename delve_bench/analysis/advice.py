@@ -19,77 +19,74 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from ..errors import DelveError
+from ..stats.power import Design, VarianceComponents, power, sample_size
+from ..stats.results import ComparisonResult, PValue
+from ..stats.tests import compare_test
 from ..tasks.instances import kept_cases
 from ..tasks.names import TaskRef
 from ..workspace import Workspace
-from .power import Design, VarianceComponents, power, sample_size
-from .summary import paired_losses
-from .tests import compare_test
+from .task import paired_losses
 
 TARGET = 0.8
 ALPHA = 0.05
 
 
-def components_of(c: dict) -> VarianceComponents:
-    """Standardised variance components of a ``delve compare`` result dict."""
-    s = c["standardized"]
-    residual = s["sd_test"] if c["design"] == "hierarchical" else s["sd_interaction"]
+def components_of(c: ComparisonResult) -> VarianceComponents:
+    """Standardised variance components of a ``delve compare`` result."""
+    s = c.standardized
+    residual = s["sd_test"] if c.design == "hierarchical" else s["sd_interaction"]
     return VarianceComponents(
-        design=c["design"],
+        design=c.design,
         var_a=s["sd_train"] ** 2,
         var_e=residual**2,
         var_b=(s.get("sd_cases") or 0.0) ** 2,
     )
 
 
-def observed_power(c: dict, alpha: float = ALPHA) -> float:
+def observed_power(c: ComparisonResult, alpha: float = ALPHA) -> float:
     """Power of the comparison's own design at its observed (standardised) difference."""
-    return power(components_of(c), c["standardized"]["mean"], c["instances"], c["test_size"], alpha)
+    return power(components_of(c), c.standardized["mean"], c.instances, c.test_size, alpha)
 
 
-def compare_hint(c: dict, alpha: float = ALPHA) -> str | None:
+def compare_hint(c: ComparisonResult, alpha: float = ALPHA) -> str | None:
     """One line for ``delve compare`` when p > alpha and the design had less than even
     odds of detecting the observed difference: not significant need not mean equal."""
-    p = c.get("p")
-    if p is None or c["p_text"].startswith("<") or p <= alpha:
+    if c.p is None or c.bounded or c.p <= alpha:
         return None
-    if c["design"] not in ("hierarchical", "2-way"):  # power is for DELVE's designs
+    if c.design not in ("hierarchical", "2-way"):  # power is for DELVE's designs
         return None
     pw = observed_power(c, alpha)
     if pw >= 0.5:
         return None
-    from .power import detectable_difference
+    from ..stats.power import detectable_difference
 
-    mdd = detectable_difference(components_of(c), c["instances"], c["test_size"], alpha, TARGET)
+    mdd = detectable_difference(components_of(c), c.instances, c.test_size, alpha, TARGET)
     need = f" (80 % needs {mdd:.3g})" if mdd is not None else ""
     return (
         f"hint: not significant, but the design had only {100 * pw:.0f} % power at the "
-        f"observed difference{need}; see `delve power {c['method_a']} {c['method_b']} "
-        f"{c['task']}`"
+        f"observed difference{need}; see `delve power {c.method_a} {c.method_b} {c.task}`"
     )
 
 
-@dataclass(frozen=True)
-class PowerAnalysis:
-    """``delve power A B TASK``: power of the current design and what 80 % would need."""
+@dataclass(frozen=True, kw_only=True)
+class PowerAnalysis(PValue):
+    """``delve power A B TASK``: power of the current design and what 80 % would need;
+    ``test``, ``instances`` and ``p`` (:class:`~.results.PValue`) are the stored
+    comparison's."""
 
     method_a: str
     method_b: str
     task: str
     loss: str
     design: str
-    test: str
     alpha: float
     target: float
-    instances: int
     test_cases: int  # per instance (hierarchical) or in the common test set (2-way)
     train_size: int
     pool_cases: int  # cases of the prototask
     test_pool: int  # cases DELVE's split reserves for testing
     max_instances: int  # disjoint training sets the current split's training pool holds
     difference: float  # observed, standardised
-    p: float | None
-    p_text: str
     delta: float  # the difference to detect, standardised
     delta_source: str  # 'observed' | 'given' | 'relative'
     sd_train: float
@@ -170,7 +167,7 @@ def power_analysis(
     if wanted == 0:
         notes.append("The difference to detect is 0: no design has power above alpha.")
     if d.design == "2-way":
-        from .level import critical_p, null_rate
+        from ..stats.level import critical_p, null_rate
 
         rate, crit = null_rate(vc, I, J, alpha), critical_p(vc, I, J, alpha)
         if crit < alpha:
@@ -202,7 +199,6 @@ def power_analysis(
         max_instances=max(0, (pool - T) // n),
         difference=observed,
         p=test.p,
-        p_text=test.p_text.removeprefix("= "),
         delta=wanted,
         delta_source=source,
         sd_train=d.sd_train / st.scale,

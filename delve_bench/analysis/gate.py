@@ -43,13 +43,13 @@ from scipy import stats as sps
 
 from ..errors import DelveError
 from ..run.store import InstanceResult, read_instance, read_task_results, result_dir, task_instances
+from ..stats.anova import anova
+from ..stats.multiple import adjust
+from ..stats.resampled import corrected_resampled_t_test
+from ..stats.tests import TestResult, compare_test
 from ..tasks.names import TaskRef
 from ..workspace import Workspace
-from .anova import anova
-from .multiple import adjust
-from .resampled import corrected_resampled_t_test
-from .summary import layout_of, task_standardizer
-from .tests import TestResult, compare_test
+from .task import layout_of, task_standardizer
 
 MARGIN = 0.01
 ALPHA = 0.05
@@ -167,8 +167,8 @@ def _test(d: np.ndarray, design: str, n_train: int) -> TestResult:
     if res.test == "F" and res.p is not None:
         # the quasi-F is liberal in some designs: decide on its calibrated p there
         # (stats.level), never on a p smaller than the one it reports
-        from .level import calibrated_p, is_liberal
-        from .power import VarianceComponents
+        from ..stats.level import calibrated_p, is_liberal
+        from ..stats.power import VarianceComponents
 
         vc = VarianceComponents.from_anova(a)
         if is_liberal(vc, a.I, a.J):
@@ -333,7 +333,7 @@ def check(
 
     ``accept_changed``: methods whose changed spec is intended (their rows are judged on
     the comparison alone)."""
-    from ..report.collect import result_methods, result_tasks
+    from .collect import result_methods, result_tasks
 
     margin = check_margin(margin)
     if not (0 < alpha < 1):  # NaN fails this too
@@ -388,7 +388,7 @@ def check(
 
 def _new_rows(ws: Workspace, method: str, refs: list[TaskRef] | None) -> list[CheckRow]:
     """One row per task of a method with results here but none in the baseline."""
-    from ..report.collect import result_tasks
+    from .collect import result_tasks
 
     tasks = result_tasks(ws, [method])
     if refs is not None:
