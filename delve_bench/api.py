@@ -26,8 +26,16 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Union, cast
 
+from .defaults import (
+    ALL_LOSSES,
+    BUDGET_MODES,
+    DEFAULT_BUDGET_MODE,
+    DEFAULT_TIME_SCALE,
+    REGRESSION_LOSSES,
+    BudgetMode,
+)
 from .errors import DelveError
 from .stats.results import ComparisonResult, StatsResult
 from .workspace import Workspace as _Workspace
@@ -190,8 +198,6 @@ def _one_ref(ws: _Workspace, task) -> TaskRef:
 
 def _loss(loss: str | None) -> str | None:
     """A loss name (None: each task's first loss, S or Z for classification)."""
-    from .losses import ALL_LOSSES
-
     if loss is not None and loss not in ALL_LOSSES:
         raise DelveError(f"loss must be one of {', '.join(ALL_LOSSES)}, not {loss!r}")
     return loss
@@ -484,7 +490,6 @@ def plan(
     docs/provenance.md) is stale and planned again. Unknown methods, tasks or instances,
     missing data and bad index files raise DelveError here. ``blas_threads``: BLAS and
     OpenMP threads of each job (``--blas-threads``; parallelism comes from ``jobs``)."""
-    from .methods.registry import DEFAULT_TIME_SCALE
     from .run import RunOptions, plan_jobs
     from .run.estimate import estimate
 
@@ -504,14 +509,14 @@ def plan(
         refs = task_refs(ws, tasks)
     if not refs:
         raise DelveError("name at least one task, e.g. `delve run lin-1 kin-8nm/std.256`")
-    budget_mode = budget_mode or "cpu"
+    budget_mode = budget_mode or DEFAULT_BUDGET_MODE
     ts = DEFAULT_TIME_SCALE if time_scale is None else float(time_scale)
-    if budget_mode not in ("cpu", "work"):
-        raise DelveError(f"budget mode must be cpu or work, not {budget_mode!r}")
+    if budget_mode not in BUDGET_MODES:
+        raise DelveError(f"budget mode must be {' or '.join(BUDGET_MODES)}, not {budget_mode!r}")
     if isinstance(blas_threads, bool) or not isinstance(blas_threads, int) or blas_threads < 1:
         raise DelveError(f"blas_threads must be a whole number >= 1, not {blas_threads!r}")
     options = RunOptions(
-        mode="cpu" if budget_mode == "cpu" else "work",
+        mode=budget_mode,
         time_scale=ts,
         force=force,
         hard_limit=hard_limit,
@@ -594,7 +599,8 @@ def execute(
     _check_writable(ws, p.todo)
     t0 = time.perf_counter()
     options = p.options or RunOptions(
-        mode="cpu" if p.budget_mode == "cpu" else "work", time_scale=p.time_scale
+        mode=cast(BudgetMode, p.budget_mode),  # checked by plan
+        time_scale=p.time_scale,
     )
     options = dataclasses.replace(
         options,
@@ -707,7 +713,10 @@ def losses(method: str, task: str, *, root: Root = None) -> pd.DataFrame:
                         "task": ref.full_name,
                         "instance": np.full(n, r.instance),
                         "case": r.cases,
-                        **{k: nan if r.losses[k] is None else r.losses[k] for k in "SAL"},
+                        **{
+                            k: nan if r.losses[k] is None else r.losses[k]
+                            for k in REGRESSION_LOSSES
+                        },
                     }
                 )
             )

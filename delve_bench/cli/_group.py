@@ -20,11 +20,14 @@ from typing import Any
 
 import click
 
+from ..defaults import ALL_LOSSES, CLASSIFICATION_LOSSES, DEFAULT_LOSSES, REGRESSION_LOSSES
 from ..workspace import Workspace
 
-LOSS = click.Choice(["S", "A", "L", "Z", "Q"])
+LOSS = click.Choice(list(ALL_LOSSES))
 LOSS_HELP = (
-    "Loss: S|A|L (regression), Z|Q|L (classification).  [default: S, or Z on classification tasks]"
+    f"Loss: {'|'.join(REGRESSION_LOSSES)} (regression), {'|'.join(CLASSIFICATION_LOSSES)} "
+    f"(classification).  [default: {DEFAULT_LOSSES[0]}, or {DEFAULT_LOSSES[1]} on "
+    "classification tasks]"
 )
 
 #: bumped when a key of a ``--json`` record changes meaning or disappears (docs/json.md)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import click
 
+from ..defaults import ALPHA, DEFAULT_LOSSES
 from ..errors import DelveError
 from ._group import LOSS, _ws, alpha_option, cli, emit, json_output
 
@@ -96,7 +97,8 @@ def format_check(res) -> str:
     "--loss",
     type=LOSS,
     multiple=True,
-    help="Loss to check; repeat for several (each on the tasks that have it).  [default: S and Z]",
+    help="Loss to check; repeat for several (each on the tasks that have it).  "
+    f"[default: {' and '.join(DEFAULT_LOSSES)}]",
 )
 @click.option(
     "--accept-changed",
@@ -113,7 +115,7 @@ def format_check(res) -> str:
     show_default=True,
     help="Tolerated worsening: a fraction of the baseline's expected loss (S, A, Z, Q) or nats (L).",
 )
-@alpha_option(0.05)
+@alpha_option(ALPHA)
 @click.option(
     "--with",
     "with_study",
@@ -169,7 +171,7 @@ def check(
         base,
         methods or None,
         refs,
-        tuple(loss) or ("S", "Z"),
+        tuple(loss) or DEFAULT_LOSSES,
         alpha,
         margin,
         tuple(accept_changed),

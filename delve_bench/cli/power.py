@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..defaults import ALPHA
 from ..errors import DelveError
 from ._group import LOSS, PROBABILITY, _ws, alpha_option, cli, emit, json_output, with_option
 
@@ -120,7 +121,7 @@ def format_power(pa) -> str:
     help="Difference to detect: standardised (as `delve compare` prints it), or N% of "
     "METHOD_B's expected loss.  [default: the observed difference]",
 )
-@alpha_option(0.05)
+@alpha_option(ALPHA)
 @click.option(
     "--target",
     type=PROBABILITY,

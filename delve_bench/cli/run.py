@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from ..defaults import BUDGET_MODES, DEFAULT_BUDGET_MODE, DEFAULT_TIME_SCALE
 from ..errors import DelveError
 from ..workspace import Workspace
 from ._group import (
@@ -123,14 +124,15 @@ def _memory_limit(text: str | None, concurrent: int) -> int | None:
 @click.option("--instances", help="Only these instances, e.g. 0,2-4.")
 @choice_option(
     "--budget-mode",
-    ["cpu", "work"],
+    [DEFAULT_BUDGET_MODE, *(m for m in BUDGET_MODES if m != DEFAULT_BUDGET_MODE)],
     "cpu: CPU seconds from the method's rule; work: a fixed, deterministic amount of work.",
 )
 @click.option(
     "--time-scale",
     type=POSITIVE,
     default=None,
-    help="Multiply the 1996 CPU budgets by this (default 0.05: a modern core is ~20x the thesis').",
+    help=f"Multiply the 1996 CPU budgets by this (default {DEFAULT_TIME_SCALE:g}: a modern core "
+    "is ~20x the thesis').",
 )
 @executor_options(
     "Run on a Dask cluster: a scheduler address, or local[:N] to start a LocalCluster."

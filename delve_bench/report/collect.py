@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ..defaults import ALPHA
 from ..errors import DelveError, suggest
 from ..run.store import read_task_results
 from ..stats.summary import (
@@ -46,7 +47,7 @@ THESIS_ORDER = (
     "gp-mc-1",
     "mlp-mc-1",
 )
-SIGNIFICANCE = 0.05
+SIGNIFICANCE = ALPHA
 REPORT_DIRS = ("tables", "plots")  # generated output inside results/, never a method
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..defaults import P_BOUND
 from ..stats.multiple import CORRECTION_NAMES, adjust
 from ..stats.ranking import Friedman, block_ranks, friedman, groups
 from .collect import SIGNIFICANCE, PrototaskReport, TaskReport
@@ -237,7 +238,7 @@ def rankings(
             c = cell.comparison
             if c is None:
                 continue
-            reported = 0.05 if cell.bounded else cell.p
+            reported = P_BOUND if cell.bounded else cell.p
             if cell.liberal and reported is not None:  # the quasi-F's calibrated p (stats.level)
                 reported = max(reported, c.get("p_calibrated") or reported)
             raw.append((t, a, b, c["standardized"]["mean"], reported))

@@ -32,9 +32,10 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from .. import __version__
+from ..defaults import CLASSIFICATION_LOSSES, DEFAULT_BUDGET_MODE, DEFAULT_TIME_SCALE, BudgetMode
 from ..losses import case_losses, class_losses
 from ..methods.base import Budget, FitContext, Method, Prediction
-from ..methods.registry import DEFAULT_TIME_SCALE, fraction_name, method_spec
+from ..methods.registry import fraction_name, method_spec
 from ..rng import derived_seed
 from ..tasks.names import TaskRef
 from ..tasks.spec import PrototaskSpec, prototask_spec
@@ -69,7 +70,6 @@ HARD_LIMIT_FACTOR = 2.0
 DEFAULT_HARD_LIMIT = 3600.0
 
 Status = Literal["ok", "failed", "skipped", "locked", "interrupted"]
-BudgetMode = Literal["cpu", "work"]
 #: instance -> its expected fingerprint (:func:`fingerprints`)
 Fingerprints = Callable[[int], dict]
 
@@ -113,7 +113,7 @@ class RunOptions:
         default 1). Recorded in meta.json and, when not 1, in the fingerprint.
     """
 
-    mode: BudgetMode = "work"
+    mode: BudgetMode = DEFAULT_BUDGET_MODE
     time_scale: float = DEFAULT_TIME_SCALE
     force: bool = False
     hard_limit: float | None = None
@@ -425,7 +425,7 @@ def class_tables(pred: Prediction, enc: EncodedInstance) -> tuple[pd.DataFrame, 
     for c, label in enumerate(classes):
         preds[f"p.{label}"] = P[:, c]
     losses = {}
-    for loss in ("Z", "Q", "L"):
+    for loss in CLASSIFICATION_LOSSES:
         cat = pred.categorical_for(loss)
         PL = P
         if cat is not pred.categorical:

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..defaults import REGRESSION_LOSSES
 from ..errors import DelveError
 from ..tasks.names import TaskRef
 from ..workspace import Workspace
@@ -417,7 +418,7 @@ class InstanceResult:
 
 
 def read_instance(
-    d: Path, test_cases: np.ndarray, losses: tuple[str, ...] = ("S", "A", "L")
+    d: Path, test_cases: np.ndarray, losses: tuple[str, ...] = REGRESSION_LOSSES
 ) -> InstanceResult:
     """Read and check one complete instance; errors name the file and what is wrong.
     ``losses`` are the task's (S, A, L for regression, Z, Q, L for classification)."""
@@ -654,6 +655,7 @@ def read_task_results(
 ) -> tuple[list[InstanceResult], dict]:
     """The complete, current instances of ``method`` on a task (:func:`task_instances`),
     and the others by state: ``missing``, ``failed``, ``corrupt``, ``stale``."""
+    from .packed import LOSSES as PACKED_COLUMNS
     from .sources import packed, study_dir_of
 
     results: list[InstanceResult] = []
@@ -673,7 +675,7 @@ def read_task_results(
             case_text = df["case"].to_numpy().astype(str)
             columns = {
                 loss: df[col].to_numpy(dtype=float)
-                for loss, col in zip(losses, ("S", "A", "L"), strict=True)
+                for loss, col in zip(losses, PACKED_COLUMNS, strict=True)
             }
             study = ws.reference.name if ws.reference else "?"
             where = f"study {study}: {method} on {ref.full_name} #{st.index}"

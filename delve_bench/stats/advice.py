@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from ..defaults import ALPHA
 from ..errors import DelveError
 from ..tasks.instances import kept_cases
 from ..tasks.names import TaskRef
@@ -27,7 +28,6 @@ from .summary import paired_losses
 from .tests import compare_test
 
 TARGET = 0.8
-ALPHA = 0.05
 
 
 def components_of(c: dict) -> VarianceComponents:

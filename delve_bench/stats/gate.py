@@ -41,6 +41,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats as sps
 
+from ..defaults import ALPHA
 from ..errors import DelveError
 from ..run.store import InstanceResult, read_instance, read_task_results, result_dir, task_instances
 from ..tasks.names import TaskRef
@@ -52,7 +53,6 @@ from .summary import layout_of, task_standardizer
 from .tests import TestResult, compare_test
 
 MARGIN = 0.01
-ALPHA = 0.05
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from ..defaults import ALPHA
+
 
 @dataclass(frozen=True, kw_only=True)
 class _TaskFacts:
@@ -139,7 +141,7 @@ class ComparisonResult(_TaskFacts):
         size-corrected threshold (a liberal or bounded ``p < 0.05`` alone is not enough)."""
         if self.significant_5pc is not None:
             return self.significant_5pc
-        return self.p_text.startswith("<") or (self.p is not None and self.p < 0.05)
+        return self.p_text.startswith("<") or (self.p is not None and self.p < ALPHA)
 
 
 # ---- one-line forms (the objects' reprs, the rows of `delve compare A B`) ----------

@@ -17,10 +17,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..defaults import P_BOUND
 from .anova import Anova
 
 BOUNDED_BELOW = 4  # fewer instances: a quasi-F p < 0.05 is reported only as "p < 0.05"
-BOUND = 0.05
+BOUND = P_BOUND
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,7 @@ from ..run.store import read_meta, result_dir, sha256_bytes
 from ..tasks.names import TaskRef
 from ..workspace import Workspace
 from .pack import (
+    LOSSES,
     PACKED_SHA,
     _meta_lines,
     committed_losses,
@@ -125,7 +126,7 @@ def _aligned(new, committed):
     return new.set_index("case").loc[committed["case"].to_numpy()].reset_index()
 
 
-def _largest_difference(new, committed, kept=("S", "A", "L")) -> tuple[float, str]:
+def _largest_difference(new, committed, kept=LOSSES) -> tuple[float, str]:
     """Largest relative difference of the rerun's losses from the committed ones over the
     losses the study commits (``kept``), and '' or why they cannot be compared."""
     new = _aligned(new, committed)
@@ -166,7 +167,7 @@ def check_committed(ws: Workspace, study: Study) -> list[Check]:
             if lp.is_file():
                 df = read_losses(lp)
                 rows = {
-                    (t, int(i)): g[["case", "S", "A", "L"]]
+                    (t, int(i)): g[["case", *LOSSES]]
                     for (t, i), g in df.groupby(["task", "instance"], sort=True)
                 }
             for key in sorted(rows.keys() - metas.keys()):

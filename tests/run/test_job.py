@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 
 from delve_bench.data import load_dataset
+from delve_bench.defaults import DEFAULT_TIME_SCALE
 from delve_bench.errors import DelveError
 from delve_bench.methods.lin import Lin1
 from delve_bench.methods.registry import method_spec
 from delve_bench.run import RunOptions, load_instance
 from delve_bench.run.job import (
-    DEFAULT_TIME_SCALE,
     Decoded,
     Job,
     check,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...defaults import REGRESSION_LOSSES
 from ...numerics.cg import minimize
 from ...numerics.mixture import sampled_median
 from ..base import FitContext, Gaussian, Method, Prediction
@@ -27,7 +28,7 @@ from .model import GPObjective, Hyper, Posterior, initial_theta
 class GpMap(Method):
     """gp-map-1 (see the module docstring)."""
 
-    losses = ("S", "A", "L")
+    losses = REGRESSION_LOSSES
 
     def __init__(
         self,

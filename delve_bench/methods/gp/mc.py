@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from ...defaults import REGRESSION_LOSSES
 from ...numerics.hmc import HMC
 from ...numerics.mixture import mixture_median, sampled_median
 from ..base import Budget, FitContext, GaussianMixture, Method, Prediction
@@ -104,7 +105,7 @@ class GpMc(Method):
     """gp-mc-1 (see the module docstring). Anytime: a snapshot at budget fraction F keeps
     its own 39 records at intervals of F T / 39, so it is the run a budget of F T makes."""
 
-    losses = ("S", "A", "L")
+    losses = REGRESSION_LOSSES
     anytime = True
     #: iterations at n = work_reference_n when the budget is unlimited (the YAML's work)
     default_work = 20000

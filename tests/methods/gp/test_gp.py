@@ -199,12 +199,12 @@ def test_work_mode_is_deterministic():
 
 
 def run_method(tmp_path: Path, method: str, task: str, instance: int = 0) -> dict:
-    from delve_bench.run.job import Job, execute
+    from delve_bench.run.job import Job, RunOptions, execute
     from delve_bench.tasks.names import resolve_tasks
     from delve_bench.workspace import Workspace
 
     (ref,) = resolve_tasks(Workspace(tmp_path), [task])
-    r = execute(str(tmp_path), Job(method, ref, instance))
+    r = execute(str(tmp_path), Job(method, ref, instance), RunOptions(mode="work"))
     assert r.status == "ok", r.error
     d = tmp_path / "results" / method / ref.dataset / ref.prototask / ref.name / str(instance)
     meta = json.loads((d / "meta.json").read_text())
