@@ -23,6 +23,7 @@ from delve_bench.errors import DelveError
 from delve_bench.methods.registry import _parse_file as parse_method
 from delve_bench.run.store import instance_state, read_instance
 from delve_bench.specfile import read_yaml
+from delve_bench.study.spec import load_study
 from delve_bench.tasks import instances as instances_mod
 from delve_bench.tasks.names import parse_instances
 from delve_bench.tasks.spec import _parse_file as parse_prototask
@@ -167,6 +168,27 @@ def test_method_specs(ws, content):
     if spec is not None:  # a parsed budget always gives a budget
         _never_a_traceback(spec.make_budget, 64, "cpu", 0.05)
         _never_a_traceback(spec.make_budget, 64, "work")
+
+
+STUDY = b"""description: fuzz
+defaults: {budget_mode: work, time_scale: 0.05}
+methods:
+  lin-1: {cpu_estimate: {64: 0.01}, skip_sizes: [1024]}
+  mlp-mc-1: {budget_mode: cpu, time_scale: 0.005, snapshots: [0.0625, 0.25], hard_limit: 3600}
+tasks: [kin-8nm, boston/price]
+losses: {default: [S], boston/price: [S, A, L]}
+displays: [diagrams, {scaling: [kin-8nm]}]
+claims: [thesis]
+"""
+
+
+@FUZZ
+@given(content=hostile(STUDY))
+def test_study_files(ws, content):
+    shutil.copy(builtin_root() / "tasks/kin-8nm/dist.yaml", ws.root / "tasks/kin-8nm/dist.yaml")
+    (ws.root / "studies").mkdir(exist_ok=True)
+    (ws.root / "studies" / "fuzz.yaml").write_bytes(content)
+    _never_a_traceback(load_study, ws, "fuzz")
 
 
 @FUZZ
