@@ -193,7 +193,7 @@ def test_snapshots_are_byte_identical_to_shorter_runs_in_work_mode(tmp_path, del
         "budget: {cpu_per_case: 30, work: 800}\n"
     )
     (tmp_path / "methods" / "mlpt.yaml").write_text(
-        "plugin: delve_bench.methods.mlp.mc:MlpMc1\nbudget: {cpu_per_case: 30, work: 40}\n"
+        "plugin: delve_bench.methods.mlp.mc:MlpMc\nbudget: {cpu_per_case: 30, work: 40}\n"
     )
     common = ("kin-8nm/std.64", "--instances", "0", "--budget-mode", "work", "-q")
     delve("--results", "r1", "run", "gpt", "gpt@0.5", "mlpt", "mlpt@0.25", *common, check=True)
@@ -320,7 +320,7 @@ def test_a_study_with_snapshots_reports_them_and_verifies_them_statistically(tmp
     anytime display, and verify reruns the smallest snapshot and tests it (cpu mode)."""
     (tmp_path / "methods").mkdir()
     (tmp_path / "methods" / "mlpt.yaml").write_text(
-        "plugin: delve_bench.methods.mlp.mc:MlpMc1\nbudget: {cpu_per_case: 30, work: 40}\n"
+        "plugin: delve_bench.methods.mlp.mc:MlpMc\nbudget: {cpu_per_case: 30, work: 40}\n"
     )
     _study(tmp_path, ANYTIME, "any")
     delve("study", "run", "any", "--jobs", "2", check=True)

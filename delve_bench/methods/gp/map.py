@@ -26,7 +26,18 @@ from .model import GPObjective, Hyper, Posterior, initial_theta
 
 
 class GpMap(Method):
-    """gp-map-1 (see the module docstring)."""
+    """gp-map-1 (see the module docstring).
+
+    Attributes
+    ----------
+    theta_ : ndarray of shape (m + 4,)
+        The MAP hyperparameters, logs of the m inverse squared length scales, v0, a0, a1
+        and the noise variance (:class:`.model.Hyper`).
+    post_ : Posterior
+        The GP posterior at ``theta_`` on the training set.
+    rng_ : numpy.random.Generator
+        The fit's generator (drawn from only with ``faithful_median``).
+    """
 
     losses = REGRESSION_LOSSES
 
@@ -59,9 +70,9 @@ class GpMap(Method):
             callback=progress,
             faithful=self.faithful_line_search,
         )
-        self.theta = res.x
-        self.post = Posterior.fit(X, y, res.x)
-        self.rng = ctx.rng
+        self.theta_ = res.x
+        self.post_ = Posterior.fit(X, y, res.x)
+        self.rng_ = ctx.rng
         ctx.info.update(
             evaluations=res.evals,
             iterations=res.iterations,
@@ -73,9 +84,9 @@ class GpMap(Method):
         )
 
     def predict(self, X: np.ndarray) -> Prediction:
-        mu, var = self.post.predict(X)
+        mu, var = self.post_.predict(X)
         if self.faithful_median:
-            median = sampled_median(mu[:, None], var[:, None], self.rng)
+            median = sampled_median(mu[:, None], var[:, None], self.rng_)
         else:
             median = mu
         return Prediction(mean=mu, median=median, density=Gaussian(mu, var))

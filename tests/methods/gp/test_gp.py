@@ -177,7 +177,7 @@ def test_gp_mc_on_toy_data():
     info = ctx.info
     assert info["iterations"] == m.iterations_for(40, 1200) == round(1200 * (64 / 40) ** 2)
     assert info["acceptance_rate"] > 0.9  # eps = 0.5/sqrt(n) gives low rejection rates
-    assert len(m.thetas) == 26 and min(info["records_used"]) >= 13
+    assert len(m.thetas_) == 26 and min(info["records_used"]) >= 13
     p = m.predict(X[:6])
     assert p.density.means.shape == (6, 26)
     np.testing.assert_allclose(p.mean, p.density.means.mean(1))
@@ -192,7 +192,7 @@ def test_work_mode_is_deterministic():
     a, b = GpMc(min_iterations=0), GpMc(min_iterations=0)
     fit_method(a, X, t, Budget(mode="work", work=600), seed=5)
     fit_method(b, X, t, Budget(mode="work", work=600), seed=5)
-    np.testing.assert_array_equal(a.thetas, b.thetas)
+    np.testing.assert_array_equal(a.thetas_, b.thetas_)
 
 
 # -- real data, through the harness ------------------------------------------------------
