@@ -38,7 +38,7 @@ from .defaults import (
 )
 from .errors import DelveError
 from .stats.results import ComparisonResult, StatsResult
-from .workspace import Workspace as _Workspace
+from .workspace import WorkspaceDirs
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -83,8 +83,8 @@ class Workspace:
     ``root``: a directory (default: ``DELVE_ROOT`` or the current directory); ``~`` is
     the home directory and the path is made absolute."""
 
-    def __init__(self, root: str | os.PathLike[str] | _Workspace | None = None):
-        self.core = _Workspace.from_env(root)
+    def __init__(self, root: str | os.PathLike[str] | WorkspaceDirs | None = None):
+        self.core = WorkspaceDirs.from_env(root)
 
     @property
     def root(self) -> Path:
@@ -157,16 +157,16 @@ class Workspace:
         return report(names, root=self, **options)
 
 
-Root = Union[str, "os.PathLike[str]", Workspace, _Workspace, None]
+Root = Union[str, "os.PathLike[str]", Workspace, WorkspaceDirs, None]
 
 
-def workspace(root: Root = None) -> _Workspace:
+def workspace(root: Root = None) -> WorkspaceDirs:
     """The workspace at ``root`` (a path, a Workspace; None: ``DELVE_ROOT`` or the cwd)."""
     if isinstance(root, Workspace):
         return root.core
-    if isinstance(root, _Workspace):
+    if isinstance(root, WorkspaceDirs):
         return root
-    return _Workspace.from_env(root)
+    return WorkspaceDirs.from_env(root)
 
 
 def _names(x: str | Iterable[str] | None) -> list[str]:
@@ -175,7 +175,7 @@ def _names(x: str | Iterable[str] | None) -> list[str]:
     return [x] if isinstance(x, str) else list(x)
 
 
-def task_refs(ws: _Workspace, names) -> list[TaskRef]:
+def task_refs(ws: WorkspaceDirs, names) -> list[TaskRef]:
     """Task names (shorthands, globs) or TaskRefs to a duplicate-free list of TaskRefs."""
     from .tasks.names import TaskRef, resolve_tasks
 
@@ -185,7 +185,7 @@ def task_refs(ws: _Workspace, names) -> list[TaskRef]:
     return list(dict.fromkeys(refs))
 
 
-def _one_ref(ws: _Workspace, task) -> TaskRef:
+def _one_ref(ws: WorkspaceDirs, task) -> TaskRef:
     refs = task_refs(ws, task)
     if len(refs) != 1:
         raise DelveError(
@@ -615,7 +615,7 @@ def execute(
     return _summary(outcomes, p, time.perf_counter() - t0)
 
 
-def _check_writable(ws: _Workspace, jobs) -> None:
+def _check_writable(ws: WorkspaceDirs, jobs) -> None:
     """Every folder the jobs write to takes a file, checked before any job starts."""
     from .run.store import result_dir
     from .workspace import ensure_writable
@@ -783,7 +783,7 @@ def posterior_plot(
     return write_posterior_plot(post, pl.st.scale, title, pl.loss, stem)
 
 
-def shared_tasks(ws: _Workspace, a: str, b: str) -> list[TaskRef]:
+def shared_tasks(ws: WorkspaceDirs, a: str, b: str) -> list[TaskRef]:
     """Tasks on which both methods have every instance complete."""
     from .run.status import study_status
 

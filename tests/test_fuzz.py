@@ -28,7 +28,7 @@ from delve_bench.tasks import instances as instances_mod
 from delve_bench.tasks.names import parse_instances
 from delve_bench.tasks.spec import _parse_file as parse_prototask
 from delve_bench.tasks.spec import prototask_spec
-from delve_bench.workspace import Workspace, builtin_root
+from delve_bench.workspace import WorkspaceDirs, builtin_root
 
 FUZZ = settings(
     max_examples=150,
@@ -124,7 +124,7 @@ def ws():
         shutil.copy(src / rel, root / rel)
     shutil.copytree(src / "tasks/boston", root / "tasks/boston")
     (root / "methods").mkdir()
-    yield Workspace(root)
+    yield WorkspaceDirs(root)
     shutil.rmtree(root)
 
 
@@ -248,7 +248,7 @@ def test_published_splits_files(ws, content, monkeypatch, tmp_path_factory):
     (data / "ripley.splits").write_bytes(content)
     monkeypatch.setenv("DELVE_DATA_PATH", str(data))
     instances_mod.read_splits.cache_clear()
-    proto = prototask_spec(Workspace(builtin_root()), "ripley", "orig")
+    proto = prototask_spec(WorkspaceDirs(builtin_root()), "ripley", "orig")
     proto = dataclasses.replace(proto, splits="ripley.splits", splits_sha256=None)
     got = _never_a_traceback(instances_mod.read_splits, ws, proto)
     if got is not None:

@@ -9,7 +9,7 @@ import click
 
 from ..defaults import BUDGET_MODES, DEFAULT_BUDGET_MODE, DEFAULT_TIME_SCALE
 from ..errors import DelveError
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 from ._group import (
     POSITIVE,
     _ws,
@@ -25,7 +25,7 @@ from ._group import (
 
 
 def _split_run_args(
-    ws: Workspace, args: tuple[str, ...], tasks_needed: bool = True
+    ws: WorkspaceDirs, args: tuple[str, ...], tasks_needed: bool = True
 ) -> tuple[list[str], list[str]]:
     from ..data import dataset_names
     from ..errors import suggest

@@ -42,7 +42,7 @@ from ..defaults import (
 )
 from ..errors import DelveError, suggest
 from ..specfile import Fields, read_yaml
-from ..workspace import Workspace, spec_files
+from ..workspace import WorkspaceDirs, spec_files
 from .base import Budget, Method
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
@@ -281,17 +281,17 @@ def _entry_point_specs() -> dict[str, MethodSpec]:
     return out
 
 
-def _method_files(ws: Workspace) -> dict[str, Path]:
+def _method_files(ws: WorkspaceDirs) -> dict[str, Path]:
     """Method YAML files by name (the file name); the workspace's override the built-ins.
     Nothing is parsed here, so a broken file only breaks the commands that use it."""
     return spec_files(reversed(ws.spec_dirs("methods")))
 
 
-def method_names(ws: Workspace) -> list[str]:
+def method_names(ws: WorkspaceDirs) -> list[str]:
     return sorted(set(_entry_point_specs()) | set(_method_files(ws)))
 
 
-def method_spec(ws: Workspace, name: str) -> MethodSpec:
+def method_spec(ws: WorkspaceDirs, name: str) -> MethodSpec:
     """The spec of method ``name`` (or ``METHOD@F``); a one-line error with close names
     when unknown."""
     base, fraction = split_fraction(name)
@@ -313,7 +313,7 @@ def method_spec(ws: Workspace, name: str) -> MethodSpec:
     )
 
 
-def checked_method(ws: Workspace, name: str) -> MethodSpec:
+def checked_method(ws: WorkspaceDirs, name: str) -> MethodSpec:
     """The spec of ``name`` with its plugin imported and instantiated once, so that a plugin
     that cannot be imported or refuses its parameters is one error before any job runs."""
     spec = method_spec(ws, name)

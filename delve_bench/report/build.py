@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ..errors import DelveError
 from ..tasks.names import resolve_tasks
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 from . import tables as tb
 from .classification import error_records, error_table
 from .collect import PrototaskReport, collect, result_tasks, select_methods
@@ -99,7 +99,7 @@ def _partial_warnings(r: PrototaskReport) -> list[str]:
 
 
 def write_report(
-    ws: Workspace,
+    ws: WorkspaceDirs,
     names: list[str] | None = None,
     methods: list[str] | None = None,
     losses: tuple[str, ...] | None = None,

@@ -22,7 +22,7 @@ from ..defaults import ALPHA
 from ..errors import DelveError
 from ..tasks.instances import kept_cases
 from ..tasks.names import TaskRef
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 from .power import Design, VarianceComponents, power, sample_size
 from .summary import paired_losses
 from .tests import compare_test
@@ -126,7 +126,7 @@ def parse_delta(text: str | None) -> tuple[float | None, bool]:
 
 
 def power_analysis(
-    ws: Workspace,
+    ws: WorkspaceDirs,
     method_a: str,
     method_b: str,
     ref: TaskRef,

@@ -45,7 +45,7 @@ from ..defaults import ALPHA
 from ..errors import DelveError
 from ..run.store import InstanceResult, read_instance, read_task_results, result_dir, task_instances
 from ..tasks.names import TaskRef
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 from .anova import anova
 from .multiple import adjust
 from .resampled import corrected_resampled_t_test
@@ -56,7 +56,7 @@ MARGIN = 0.01
 
 
 @dataclass(frozen=True)
-class ResultsTree(Workspace):
+class ResultsTree(WorkspaceDirs):
     """The workspace's specs with another ``results/`` directory (the baseline)."""
 
     results_dir: Path = Path("results")
@@ -66,7 +66,7 @@ class ResultsTree(Workspace):
         return self.results_dir
 
 
-def baseline_tree(ws: Workspace, path: str | Path) -> ResultsTree:
+def baseline_tree(ws: WorkspaceDirs, path: str | Path) -> ResultsTree:
     """A baseline given as a workspace (with ``results/``) or as a results directory."""
     p = Path(path).expanduser().resolve()
     if not p.is_dir():
@@ -319,8 +319,8 @@ def check_margin(margin: float) -> float:
 
 
 def check(
-    ws: Workspace,
-    baseline: str | Path | Workspace,
+    ws: WorkspaceDirs,
+    baseline: str | Path | WorkspaceDirs,
     methods: list[str] | None = None,
     refs: list[TaskRef] | None = None,
     losses: tuple[str, ...] = ("S", "Z"),
@@ -338,7 +338,7 @@ def check(
     margin = check_margin(margin)
     if not (0 < alpha < 1):  # NaN fails this too
         raise DelveError(f"--alpha {alpha!r}: must be a number between 0 and 1")
-    base = baseline if isinstance(baseline, Workspace) else baseline_tree(ws, baseline)
+    base = baseline if isinstance(baseline, WorkspaceDirs) else baseline_tree(ws, baseline)
     label = (
         f"study {base.reference.name} ({base.results})"
         if base.reference is not None
@@ -386,7 +386,7 @@ def check(
     return CheckResult(baseline=label, alpha=alpha, margin=margin, rows=tuple(final))
 
 
-def _new_rows(ws: Workspace, method: str, refs: list[TaskRef] | None) -> list[CheckRow]:
+def _new_rows(ws: WorkspaceDirs, method: str, refs: list[TaskRef] | None) -> list[CheckRow]:
     """One row per task of a method with results here but none in the baseline."""
     from ..report.collect import result_tasks
 

@@ -27,7 +27,7 @@ from ..errors import DelveError
 from ..report import write_report
 from ..report.collect import PrototaskReport, collect, method_order
 from ..report.overview import overview
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 from . import displays as dp
 from .pack import pack, unpack
 from .results_md import write_results_md
@@ -46,11 +46,11 @@ class StudyReport:
     warnings: list[str] = field(default_factory=list)
 
 
-def report_dir(ws: Workspace, study: Study) -> Path:
+def report_dir(ws: WorkspaceDirs, study: Study) -> Path:
     return ws.root / study.results / "report"
 
 
-def _generate(ws: Workspace, study: Study, out: Path) -> StudyReport:
+def _generate(ws: WorkspaceDirs, study: Study, out: Path) -> StudyReport:
     study_dir = ws.root / study.results
     refs = study.refs(ws)
     names = [*study.method_names, *study.snapshot_names]
@@ -62,7 +62,7 @@ def _generate(ws: Workspace, study: Study, out: Path) -> StudyReport:
                 f"study {study.name} has no committed results in {study.results}; "
                 f"run `delve study run {study.name}` first"
             )
-        vws = Workspace(ws.root, store)
+        vws = WorkspaceDirs(ws.root, store)
         main = method_order(study.method_names)
         protos = sorted({f"{r.dataset}/{r.prototask}" for r in refs})
         tasks = [r.full_name for r in refs]
@@ -145,7 +145,7 @@ def _tree(root: Path) -> set[str]:
     }
 
 
-def write_study_report(ws: Workspace, study: Study, pack_first: bool = True) -> StudyReport:
+def write_study_report(ws: WorkspaceDirs, study: Study, pack_first: bool = True) -> StudyReport:
     """Pack new results from the working store, then regenerate the report directory
     (files that are no longer made are removed)."""
     if pack_first:
@@ -159,7 +159,7 @@ def write_study_report(ws: Workspace, study: Study, pack_first: bool = True) -> 
     return write_tree(report_dir(ws, study), lambda tmp: _generate(ws, study, tmp))
 
 
-def check_study_report(ws: Workspace, study: Study) -> list[str]:
+def check_study_report(ws: WorkspaceDirs, study: Study) -> list[str]:
     """Regenerate the report from the committed results into a temporary folder and
     compare: the files that differ, are missing or are extra (empty: identical)."""
     return check_tree(report_dir(ws, study), lambda tmp: _generate(ws, study, tmp))

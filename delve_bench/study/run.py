@@ -17,7 +17,7 @@ from ..run.runner import outdated_fields
 from ..run.store import instance_state, read_meta, result_dir
 from ..tasks.instances import task_layout
 from ..tasks.spec import prototask_spec
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 from .pack import pack, packed_metas
 from .spec import MethodPlan, Study
 
@@ -57,7 +57,7 @@ class _States:
 
 
 def _state(
-    study_dir, sws: Workspace, plan: MethodPlan, job: Job, cache: _States
+    study_dir, sws: WorkspaceDirs, plan: MethodPlan, job: Job, cache: _States
 ) -> tuple[str, dict, str]:
     """(state, meta, why stale) of one job's result, from the working store, else from the
     packed files. ``stale``: an ``ok`` or ``failed`` result that ``delve run`` with the
@@ -117,7 +117,7 @@ def estimate(plan: MethodPlan, spec, n: int, measured: dict[int, list[float]]) -
     return pts[lo] * (n / lo) ** slope
 
 
-def study_progress(ws: Workspace, study: Study) -> list[Progress]:
+def study_progress(ws: WorkspaceDirs, study: Study) -> list[Progress]:
     """Per method and snapshot: done, failed and missing instances, measured CPU and an
     estimate of the CPU still needed (snapshots cost nothing when their method runs)."""
     sws = study.workspace(ws)
@@ -178,7 +178,7 @@ def study_progress(ws: Workspace, study: Study) -> list[Progress]:
 
 
 def study_jobs(
-    ws: Workspace, study: Study, retry_failed: bool = False, methods: Sequence[str] = ()
+    ws: WorkspaceDirs, study: Study, retry_failed: bool = False, methods: Sequence[str] = ()
 ) -> list[tuple[MethodPlan, list[Job]]]:
     """The jobs still to run, grouped by method plan (its budget mode and time scale);
     ``methods``: only these of the study's methods (default: all)."""
@@ -213,7 +213,7 @@ def study_jobs(
 
 
 def run_study(
-    ws: Workspace,
+    ws: WorkspaceDirs,
     study: Study,
     n_jobs: int = 1,
     dask: str | None = None,

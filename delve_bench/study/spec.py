@@ -35,7 +35,7 @@ from ..errors import DelveError
 from ..methods.registry import fraction_name, method_spec
 from ..specfile import Fields, number, read_yaml, whole
 from ..tasks.names import TaskRef, resolve_tasks
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 
 DISPLAYS = (
     "diagrams",  # DELVE diagram and tables per prototask, summary/ranks/wins (delve report)
@@ -146,21 +146,21 @@ class Study:
     def snapshot_names(self) -> list[str]:
         return [s for p in self.methods for s in p.snapshot_names]
 
-    def refs(self, ws: Workspace) -> list[TaskRef]:
+    def refs(self, ws: WorkspaceDirs) -> list[TaskRef]:
         return resolve_tasks(ws, list(self.task_names))
 
-    def method_refs(self, ws: Workspace, plan: MethodPlan) -> list[TaskRef]:
+    def method_refs(self, ws: WorkspaceDirs, plan: MethodPlan) -> list[TaskRef]:
         return [r for r in self.refs(ws) if r.size not in plan.skip_sizes]
 
     def losses_for(self, prototask: str) -> tuple[str, ...]:
         return self.losses.get(prototask, self.losses.get("default", LOSSES[:1]))
 
-    def workspace(self, ws: Workspace) -> Workspace:
+    def workspace(self, ws: WorkspaceDirs) -> WorkspaceDirs:
         """The workspace whose result store is the study's working store (``runs/``)."""
         return ws.with_results(self.results / "runs")
 
 
-def study_path(ws: Workspace, name: str) -> Path:
+def study_path(ws: WorkspaceDirs, name: str) -> Path:
     """``studies/<name>.yaml`` in the workspace, else the built-in copy; or a path."""
     p = Path(name)
     if p.suffix in (".yaml", ".yml"):
@@ -181,7 +181,7 @@ def study_path(ws: Workspace, name: str) -> Path:
     )
 
 
-def load_study(ws: Workspace, name: str) -> Study:
+def load_study(ws: WorkspaceDirs, name: str) -> Study:
     """Load and check a study file: every field typed and checked by
     :class:`~delve_bench.specfile.Fields`, a mistake one line naming the file (relative to
     the workspace) and the field, as for every other spec."""
@@ -223,7 +223,9 @@ def _positive(f: Fields, key: str, default: float) -> float:
     return v
 
 
-def _method_plans(ws: Workspace, f: Fields, defaults: tuple[str, float]) -> tuple[MethodPlan, ...]:
+def _method_plans(
+    ws: WorkspaceDirs, f: Fields, defaults: tuple[str, float]
+) -> tuple[MethodPlan, ...]:
     """``methods``: a mapping of method names to their settings, or a list of names."""
     if isinstance(f.raw.get("methods"), list):  # names only: each with the defaults
         names = [_name(f, "methods", i, m, "a method name") for i, m in enumerate(f.raw["methods"])]
@@ -236,7 +238,7 @@ def _method_plans(ws: Workspace, f: Fields, defaults: tuple[str, float]) -> tupl
 
 
 def _method_plan(
-    ws: Workspace, methods: Fields, name: str, defaults: tuple[str, float]
+    ws: WorkspaceDirs, methods: Fields, name: str, defaults: tuple[str, float]
 ) -> MethodPlan:
     """One method's settings; what they leave out comes from the study's ``defaults``."""
     try:
@@ -298,7 +300,7 @@ def _cpu_estimate(o: Fields) -> tuple[tuple[int, float], ...]:
     return tuple(sorted(out))
 
 
-def _tasks(ws: Workspace, f: Fields) -> tuple[str, ...]:
+def _tasks(ws: WorkspaceDirs, f: Fields) -> tuple[str, ...]:
     tasks = [
         _name(f, "tasks", i, t, "a task or prototask name") for i, t in enumerate(f.items("tasks"))
     ]

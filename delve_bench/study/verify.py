@@ -49,7 +49,7 @@ from ..run import run_jobs
 from ..run.job import Job
 from ..run.store import read_meta, result_dir, sha256_bytes
 from ..tasks.names import TaskRef
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 from .pack import (
     LOSSES,
     PACKED_SHA,
@@ -85,7 +85,7 @@ def _ref_of(task: str) -> TaskRef | None:
     return TaskRef(parts[0], parts[1], int(parts[2][4:]))
 
 
-def stale_task_fields(ws: Workspace, meta: dict) -> list[str]:
+def stale_task_fields(ws: WorkspaceDirs, meta: dict) -> list[str]:
     """The ``task.*`` fingerprint fields of a committed meta line that differ from what
     today's task files give ([] when current; ``task`` when the task is gone)."""
     from ..tasks import prototask_spec
@@ -102,7 +102,7 @@ def stale_task_fields(ws: Workspace, meta: dict) -> list[str]:
     return [k for k, v in now.items() if fp.get(k) != v]
 
 
-def _cheapest(ws: Workspace, study: Study, plan: MethodPlan, name: str):
+def _cheapest(ws: WorkspaceDirs, study: Study, plan: MethodPlan, name: str):
     """(ref, instance, packed losses, packed meta) of the cheapest committed instance whose
     task fingerprint is current (a stale one would be rerun on other test cases)."""
     study_dir = ws.root / study.results
@@ -150,7 +150,7 @@ def _kept(study: Study, task: str) -> tuple[str, ...]:
     return committed_losses(study.losses_for, ds, pt)
 
 
-def check_committed(ws: Workspace, study: Study) -> list[Check]:
+def check_committed(ws: WorkspaceDirs, study: Study) -> list[Check]:
     """Every committed loss file against the hashes its meta lines record, and the task
     fingerprints of the committed instances (see the module doc, step 0)."""
     study_dir = ws.root / study.results
@@ -231,7 +231,7 @@ def check_committed(ws: Workspace, study: Study) -> list[Check]:
     return out
 
 
-def _rerun(ws: Workspace, plan: MethodPlan, job: Job, tmp: Path):
+def _rerun(ws: WorkspaceDirs, plan: MethodPlan, job: Job, tmp: Path):
     rws = ws.with_results(tmp)
     out = run_jobs(rws, [job], plan.options(), 1, progress=False)
     d = result_dir(rws, job.method, job.ref, job.instance)
@@ -319,7 +319,7 @@ def _check_statistical(ws, study, plan, alpha: float, margin: float) -> Check:
 
 
 def verify_study(
-    ws: Workspace, study: Study, alpha: float = 0.01, margin: float = 0.2, progress=None
+    ws: WorkspaceDirs, study: Study, alpha: float = 0.01, margin: float = 0.2, progress=None
 ) -> list[Check]:
     """Run the checks; each is reported whether it passes or not."""
     study_dir = ws.root / study.results

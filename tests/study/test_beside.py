@@ -22,7 +22,7 @@ from delve_bench.errors import DelveError
 from delve_bench.study.pack import unpack
 from delve_bench.study.run import run_study
 from delve_bench.study.spec import load_study
-from delve_bench.workspace import Workspace
+from delve_bench.workspace import WorkspaceDirs
 
 TASK = "hwang-g1/noisy/std.64"
 TINY = f"""
@@ -34,13 +34,13 @@ tasks: [{TASK}, hwang-g1/noisy/std.128]
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory) -> Workspace:
+def tiny(tmp_path_factory) -> WorkspaceDirs:
     """A workspace with study ``tiny`` run and packed (its working store removed, as in a
     clone), and knn-cv-1 run by the user on the study's tasks."""
     root = tmp_path_factory.mktemp("beside")
     (root / "studies").mkdir()
     (root / "studies" / "tiny.yaml").write_text(TINY)
-    ws = Workspace(root)
+    ws = WorkspaceDirs(root)
     st = load_study(ws, "tiny")
     assert not [o for o in run_study(ws, st, progress=False) if o.status != "ok"]
     shutil.rmtree(root / "results" / "tiny" / "runs")
@@ -72,7 +72,7 @@ def test_with_reads_the_packed_results_in_place_and_pairs_them(tiny, tmp_path):
     other = tmp_path / "store"
     unpack(tiny.root / "results" / "tiny", other, ["lin-1"], load_study(tiny, "tiny").refs(tiny))
     shutil.copytree(tiny.results / "knn-cv-1", other / "knn-cv-1")
-    plain = api.compare("knn-cv-1", "lin-1", TASK, root=Workspace(tiny.root, other))
+    plain = api.compare("knn-cv-1", "lin-1", TASK, root=WorkspaceDirs(tiny.root, other))
     for k in ("difference", "se", "p", "mean_a", "mean_b", "instances_used"):
         assert getattr(c, k) == getattr(plain, k), k
     # nothing was written into the study's folder
@@ -93,7 +93,7 @@ def test_without_with_the_missing_study_method_names_the_next_command(tiny):
 def test_a_user_result_made_on_another_task_is_refused_naming_the_field(tiny, tmp_path):
     mine = tmp_path / "ws"
     shutil.copytree(tiny.root, mine)
-    ws = Workspace(mine)
+    ws = WorkspaceDirs(mine)
     meta_path = ws.results / "knn-cv-1" / "hwang-g1" / "noisy" / "std.64" / "3" / "meta.json"
     meta = json.loads(meta_path.read_text())
     meta["fingerprint"]["task.index"] = "0123456789abcdef"

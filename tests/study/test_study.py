@@ -19,13 +19,13 @@ from delve_bench.methods.registry import fraction_name, method_spec, split_fract
 from delve_bench.study.displays import geometric
 from delve_bench.study.run import estimate
 from delve_bench.study.spec import MethodPlan, load_study
-from delve_bench.workspace import Workspace
+from delve_bench.workspace import WorkspaceDirs
 
 
-def _study(tmp_path, text: str, name: str = "s") -> Workspace:
+def _study(tmp_path, text: str, name: str = "s") -> WorkspaceDirs:
     (tmp_path / "studies").mkdir(exist_ok=True)
     (tmp_path / "studies" / f"{name}.yaml").write_text(text)
-    return Workspace(tmp_path)
+    return WorkspaceDirs(tmp_path)
 
 
 GOOD = """
@@ -140,7 +140,7 @@ def test_a_bad_study_file_is_one_line_from_the_command(delve, tmp_path):
 
 def test_unknown_study_names_the_known_ones(tmp_path):
     with pytest.raises(DelveError, match="unknown study 'thesys' \\(did you mean thesis"):
-        load_study(Workspace(tmp_path), "thesys")
+        load_study(WorkspaceDirs(tmp_path), "thesys")
 
 
 def test_fraction_names_are_canonical_and_scale_every_budget(tmp_path):
@@ -154,7 +154,7 @@ def test_fraction_names_are_canonical_and_scale_every_budget(tmp_path):
     ):
         with pytest.raises(DelveError, match=msg):
             split_fraction(bad)
-    ws = Workspace(tmp_path)
+    ws = WorkspaceDirs(tmp_path)
     full, quarter = method_spec(ws, "mlp-mc-1"), method_spec(ws, "mlp-mc-1@0.25")
     assert quarter.seed_name == "mlp-mc-1" and quarter.base == "mlp-mc-1"
     assert quarter.make_budget(64, "cpu", 0.05).cpu_seconds == pytest.approx(
@@ -172,7 +172,7 @@ def test_geometric_average_and_its_log_se():
 
 
 def test_cpu_estimate_prefers_measurements_then_budget_then_the_study_file(tmp_path):
-    ws = Workspace(tmp_path)
+    ws = WorkspaceDirs(tmp_path)
     lin = method_spec(ws, "lin-1")
     plan = MethodPlan("lin-1", "work", 0.05, cpu_estimate=((64, 1.0), (256, 16.0)))
     assert estimate(plan, lin, 128, {}) == pytest.approx(4.0)  # log-log between 1 and 16
@@ -299,7 +299,7 @@ def test_verify_passes_trivially_without_results(tmp_path, delve):
 
 
 def test_the_shipped_studies_load():
-    ws = Workspace(REPO)
+    ws = WorkspaceDirs(REPO)
     for f in sorted((REPO / "studies").glob("*.yaml")):
         st = load_study(ws, f.stem)
         assert st.methods and st.task_names
@@ -351,7 +351,7 @@ tasks: [kin-8nm/std.64]
 """
 
 
-def _write_packed_metas(ws: Workspace, study, fingerprint_of) -> None:
+def _write_packed_metas(ws: WorkspaceDirs, study, fingerprint_of) -> None:
     """Packed (committed) metas of mlp-ese-1 on kin-8nm/std.64, one per instance, each
     with the fingerprint ``fingerprint_of(job)`` -- what `study run` would have packed."""
     from delve_bench.run.job import Job

@@ -467,9 +467,9 @@ def _study_design(task: str, instance: int, widths: list[float]) -> tuple[np.nda
     from delve_bench.tasks import resolve_tasks
     from delve_bench.tasks.instances import generate
     from delve_bench.tasks.spec import prototask_spec
-    from delve_bench.workspace import Workspace
+    from delve_bench.workspace import WorkspaceDirs
 
-    builtin = Workspace.from_env(None, None)
+    builtin = WorkspaceDirs.from_env(None, None)
     ref = resolve_tasks(builtin, [task])[0]
     spec = prototask_spec(builtin, ref.dataset, ref.prototask).path.read_text()
     seeded = [li for li in spec.splitlines() if not li.startswith(("order:", "instances:"))]
@@ -477,7 +477,7 @@ def _study_design(task: str, instance: int, widths: list[float]) -> tuple[np.nda
         d = Path(tmp) / "tasks" / ref.dataset
         d.mkdir(parents=True)
         (d / f"{ref.prototask}.yaml").write_text("\n".join([*seeded, "seed: 1996"]) + "\n")
-        ws = Workspace(Path(tmp))
+        ws = WorkspaceDirs(Path(tmp))
         generate(ws, prototask_spec(ws, ref.dataset, ref.prototask))
         enc = load_instance(ws, task, instance)
     Xs, t = Ssge()._prepare(enc.X_train, enc.y_train)
@@ -545,9 +545,9 @@ def test_local_ridge_1_fits_noise_free_data(tmp_path):
     prefers (on these instances the start: the first sweep raises GCV in floating point)."""
     from delve_bench.run.job import Job, RunOptions, execute
     from delve_bench.tasks.names import resolve_tasks
-    from delve_bench.workspace import Workspace
+    from delve_bench.workspace import WorkspaceDirs
 
-    (ref,) = resolve_tasks(Workspace(tmp_path), ["hwang-g1/clean/std.64"])
+    (ref,) = resolve_tasks(WorkspaceDirs(tmp_path), ["hwang-g1/clean/std.64"])
     for i, n_basis, mean_s in ((0, 18, 3.4146947623575287e-05), (5, 6, 4.640748902788881e-05)):
         r = execute(str(tmp_path), Job("local-ridge-1", ref, i), RunOptions(mode="work"))
         assert r.status == "ok", r.error

@@ -201,9 +201,9 @@ def test_work_mode_is_deterministic():
 def run_method(tmp_path: Path, method: str, task: str, instance: int = 0) -> dict:
     from delve_bench.run.job import Job, RunOptions, execute
     from delve_bench.tasks.names import resolve_tasks
-    from delve_bench.workspace import Workspace
+    from delve_bench.workspace import WorkspaceDirs
 
-    (ref,) = resolve_tasks(Workspace(tmp_path), [task])
+    (ref,) = resolve_tasks(WorkspaceDirs(tmp_path), [task])
     r = execute(str(tmp_path), Job(method, ref, instance), RunOptions(mode="work"))
     assert r.status == "ok", r.error
     d = tmp_path / "results" / method / ref.dataset / ref.prototask / ref.name / str(instance)
