@@ -256,7 +256,7 @@ def run(
             err=True,
         )
     try:
-        summary = api.execute(
+        summary = api.execute_plan(
             p,
             root=ws,
             progress=not quiet and output is None and sys.stderr.isatty(),

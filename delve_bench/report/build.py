@@ -48,7 +48,7 @@ from .rankings import (
 @dataclass
 class ReportFiles:
     """What ``write_report`` wrote (paths relative to ``out``; the API's
-    :func:`~delve_bench.api.report` makes them absolute) and what it warns about."""
+    :func:`~delve_bench.api.make_report` makes them absolute) and what it warns about."""
 
     out: Path
     tables: list[str] = field(default_factory=list)

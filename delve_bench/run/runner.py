@@ -41,7 +41,7 @@ class RunInterrupted(KeyboardInterrupt):
     def __init__(self, outcomes: list[Outcome]):
         super().__init__()
         self.outcomes = outcomes
-        #: the api.RunSummary of the finished jobs, set by :func:`delve_bench.api.execute`
+        #: the api.RunSummary of the finished jobs, set by :func:`delve_bench.api.execute_plan`
         self.summary: Any = None
 
 

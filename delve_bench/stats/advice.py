@@ -104,6 +104,13 @@ class PowerAnalysis:
     min_instances: int
     notes: tuple[str, ...]
 
+    def __repr__(self) -> str:
+        return (
+            f"PowerAnalysis({self.method_a} - {self.method_b} on {self.task}, loss {self.loss}: "
+            f"power {self.power:.2f} at a difference of {self.delta:.4g} ({self.delta_source}) "
+            f"with {self.instances} instances x {self.test_cases} test cases)"
+        )
+
     def to_dict(self) -> dict:
         return asdict(self)
 

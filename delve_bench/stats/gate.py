@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats as sps
 
-from ..defaults import ALPHA
+from ..defaults import ALPHA, DEFAULT_LOSSES
 from ..errors import DelveError
 from ..run.store import InstanceResult, read_instance, read_task_results, result_dir, task_instances
 from ..tasks.names import TaskRef
@@ -132,6 +132,15 @@ class CheckResult:
     @property
     def failed(self) -> bool:
         return bool(self.worse or self.missing or self.changed_spec)
+
+    def __repr__(self) -> str:
+        counts: dict[str, int] = {}
+        for r in self.rows:
+            counts[r.status] = counts.get(r.status, 0) + 1
+        summary = ", ".join(f"{n} {s}" for s, n in counts.items())
+        return (
+            f"CheckResult({'FAILED' if self.failed else 'ok'} against {self.baseline}: {summary})"
+        )
 
     def to_dict(self) -> dict:
         return {
@@ -323,7 +332,7 @@ def check(
     baseline: str | Path | WorkspaceDirs,
     methods: list[str] | None = None,
     refs: list[TaskRef] | None = None,
-    losses: tuple[str, ...] = ("S", "Z"),
+    losses: tuple[str, ...] = DEFAULT_LOSSES,
     alpha: float = ALPHA,
     margin: float = MARGIN,
     accept_changed: tuple[str, ...] = (),

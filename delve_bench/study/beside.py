@@ -38,6 +38,38 @@ def committed_dir(ws: WorkspaceDirs, study: Study) -> Path:
     )
 
 
+@dataclass(frozen=True, kw_only=True)
+class Unpacked:
+    """``delve study unpack``: how many instances were written from ``source`` into
+    ``dest`` (the ordinary result-store layout)."""
+
+    study: str
+    written: int
+    source: Path
+    dest: Path
+
+    def __repr__(self) -> str:
+        return f"Unpacked({self.written} instances of study {self.study} into {self.dest})"
+
+
+def unpack_study(ws: WorkspaceDirs, study: Study) -> Unpacked:
+    """Write the committed results of ``study`` that are not there yet into the
+    workspace's ``results/<study>/runs``; nothing to write is an error saying where the
+    results are read from instead."""
+    from .pack import unpack
+
+    src = committed_dir(ws, study)  # a one-line error naming where it looked
+    dest = ws.root / study.results / "runs"
+    names = [*study.method_names, *study.snapshot_names]
+    n = unpack(src, dest, names, study.refs(ws), True)
+    if n == 0:
+        raise DelveError(
+            f"nothing to unpack: every committed result of study {study.name} ({src}) is in "
+            f"{dest} already; the analysis commands read them in place with --with {study.name}"
+        )
+    return Unpacked(study=study.name, written=n, source=src, dest=dest)
+
+
 def reference(ws: WorkspaceDirs, name: str) -> Reference:
     """Study ``name``'s committed results as a read-only source (``--with NAME``)."""
     study = load_study(ws, name)

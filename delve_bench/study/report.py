@@ -41,9 +41,35 @@ FORMATS = ("png",)
 
 @dataclass
 class StudyReport:
+    """A report written: its folder, the files in it (relative) and the warnings."""
+
     out: Path
     files: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        warned = f"; {len(self.warnings)} warnings" if self.warnings else ""
+        return f"StudyReport({len(self.files)} files in {self.out}{warned})"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReportCheck:
+    """A report regenerated into a temporary folder and compared with the committed one:
+    ``differs`` lists the files that differ, are missing or are no longer made."""
+
+    what: str  # "study NAME" or "leaderboard of A, B"
+    differs: tuple[str, ...]
+
+    @property
+    def identical(self) -> bool:
+        return not self.differs
+
+    def __repr__(self) -> str:
+        if self.identical:
+            return f"ReportCheck({self.what}: every file is byte-identical)"
+        return (
+            f"ReportCheck({self.what}: {len(self.differs)} files differ: {', '.join(self.differs)})"
+        )
 
 
 def report_dir(ws: WorkspaceDirs, study: Study) -> Path:

@@ -77,6 +77,35 @@ class Check:
     verified: bool = True
 
 
+@dataclass(frozen=True, kw_only=True)
+class Verification:
+    """``delve study verify``: every check, passed, failed or not verified."""
+
+    study: str
+    checks: tuple[Check, ...]
+
+    @property
+    def failed(self) -> list[Check]:
+        return [c for c in self.checks if not c.ok]
+
+    @property
+    def unverified(self) -> list[Check]:
+        return [c for c in self.checks if not c.verified]
+
+    @property
+    def passed(self) -> int:
+        return len(self.checks) - len(self.failed) - len(self.unverified)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    def __repr__(self) -> str:
+        from ..report.commands import format_verification
+
+        return format_verification(self).rstrip("\n")
+
+
 def _ref_of(task: str) -> TaskRef | None:
     """``dataset/prototask/std.N`` as a TaskRef (None if it is not one)."""
     parts = task.split("/")

@@ -187,3 +187,38 @@ def test_the_comparison_verdict_is_one_line(tiny):
     assert v.startswith("ComparisonResult: ") and "\n" not in v
     assert f"on {TASK} (loss S, standardised): A - B = " in v
     assert np.isfinite(c.p)
+
+
+@pytest.mark.slow  # the study and the user run made by the tiny fixture
+def test_the_study_commands_print_what_the_api_returns(tiny, tmp_path, delve):
+    """Each `delve study` command is its API function and a formatter: the command's
+    output is the result's text, in a copy of the tiny study's workspace."""
+    from delve_bench.report.commands import format_study_status, format_verification
+
+    root = tmp_path / "ws"
+    shutil.copytree(tiny.root / "studies", root / "studies")
+    shutil.copytree(tiny.root / "results" / "tiny", root / "results" / "tiny")
+    st = api.study_status("tiny", root=root)
+    assert [(r.name, r.done, r.missing) for r in st.rows] == [("lin-1", 16, 0)]
+    assert (st.done, st.total, st.cpu_left) == (16, 16, 0.0)
+    out = delve("study", "status", "tiny", root=root, check=True).stdout
+    assert out == format_study_status(st) == repr(st) + "\n"
+
+    check = api.study_report_check("tiny", root=root)
+    assert not check.identical and "RESULTS.md (missing)" in check.differs
+    written = api.study_report("tiny", root=root)
+    assert "RESULTS.md" in written.files and written.out == root / "results" / "tiny" / "report"
+    assert api.study_report_check("tiny", root=root).identical
+    assert repr(api.study_report_check("tiny", root=root)) == (
+        "ReportCheck(study tiny: every file is byte-identical)"
+    )
+
+    v = api.study_verify("tiny", root=root)
+    assert v.ok and [c.name for c in v.checks][-1] == "reproduce lin-1"
+    assert delve("study", "verify", "tiny", root=root, check=True).stdout == format_verification(v)
+
+    assert api.study_run("tiny", root=root).ran == 0  # everything is packed already
+    u = api.study_unpack("tiny", root=root)
+    assert (u.written, u.dest) == (16, root / "results" / "tiny" / "runs")
+    with pytest.raises(DelveError, match="nothing to unpack"):
+        api.study_unpack("tiny", root=root)
