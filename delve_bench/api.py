@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from .study.run import StudyRunSummary, StudyStatus
     from .study.spec import MethodPlan
     from .study.verify import Verification
+    from .tasks.instances import Generated
     from .tasks.names import TaskRef
 
 #: the result types of the functions below that live in the layers under the API: they
@@ -68,6 +69,7 @@ if TYPE_CHECKING:
 _RESULT_TYPES = {
     "CheckResult": "delve_bench.stats.gate",
     "Fetched": "delve_bench.data.fetch",
+    "Generated": "delve_bench.tasks.instances",
     "PowerAnalysis": "delve_bench.stats.advice",
     "ReportCheck": "delve_bench.study.report",
     "SelftestResult": "delve_bench.stats.selftest",
@@ -103,6 +105,7 @@ __all__ = [
     "comparisons",
     "execute_plan",
     "fetch_datasets",
+    "generate_splits",
     "list_datasets",
     "list_methods",
     "list_tasks",
@@ -232,6 +235,9 @@ class Workspace:
 
     def fetch(self, names: str | Sequence[str], **options) -> list[Fetched]:
         return fetch_datasets(names, root=self, **options)
+
+    def gen(self, prototasks: str | Sequence[str] = (), **options) -> list[Generated]:
+        return generate_splits(prototasks, root=self, **options)
 
     def study_run(self, name: str, **options) -> StudyRunSummary:
         return study_run(name, root=self, **options)
@@ -508,9 +514,9 @@ def status(
 ) -> list[StatusRow]:
     """Done / failed / corrupt / missing instances per method and task (default: every
     method with results, on the tasks where it has results)."""
-    from .run.status import study_status
+    from .run.status import result_status
 
-    return study_status(workspace_dirs(root), _names(method) + _names(tasks))
+    return result_status(workspace_dirs(root), _names(method) + _names(tasks))
 
 
 # ---- running -------------------------------------------------------------------------
@@ -885,12 +891,12 @@ def posterior_plot(
 
 def shared_tasks(ws: WorkspaceDirs, a: str, b: str) -> list[TaskRef]:
     """Tasks on which both methods have every instance complete."""
-    from .run.status import study_status
+    from .run.status import result_status
 
     complete = [
         {
             r.task
-            for r in study_status(ws, [m])
+            for r in result_status(ws, [m])
             if r.done and not (r.failed or r.missing or r.corrupt)
         }
         for m in (a, b)
@@ -1254,6 +1260,50 @@ def fetch_datasets(
         if on_fetched is not None:
             on_fetched(f)
         out.append(f)
+    return out
+
+
+def generate_splits(
+    prototasks: str | Sequence[str] = (),
+    *,
+    check: bool = False,
+    on_done: Callable[[Generated], None] | None = None,
+    root: Root = None,
+) -> list[Generated]:
+    """``delve gen``: make Random-order and the index files of every task of
+    ``prototasks`` (``dataset`` or ``dataset/prototask``; default: all), or with ``check``
+    only verify them.
+
+    Parameters
+    ----------
+    prototasks : str or sequence of str
+        Datasets (each of its prototasks) or ``dataset/prototask`` names.
+    check : bool
+        Write nothing; an existing file that differs from what its seed gives is an error.
+    on_done : callable, optional
+        Called with each prototask's result as soon as it is done.
+
+    Returns
+    -------
+    list of Generated
+        Per prototask: its task layouts and the files written and removed.
+    """
+    from .data import dataset_names
+    from .tasks.instances import generate
+    from .tasks.spec import prototask_names, prototask_spec
+
+    ws = workspace_dirs(root)
+    targets = []
+    for name in _names(prototasks) or dataset_names(ws):
+        ds, _, pt = name.strip("/").partition("/")
+        for p in [pt] if pt else prototask_names(ws, ds):
+            targets.append(prototask_spec(ws, ds, p))
+    out = []
+    for proto in targets:
+        done = generate(ws, proto, check_only=check)
+        if on_done is not None:
+            on_done(done)
+        out.append(done)
     return out
 
 

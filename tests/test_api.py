@@ -351,3 +351,11 @@ def test_fetch_datasets_leaves_a_verified_copy_alone(study):
     assert repr(got[1]) == "Fetched(hwang-g1: generated)"
     with pytest.raises(api.DelveError, match="bostn"):
         api.fetch_datasets(["boston", "bostn"], root=study)
+
+
+def test_generate_splits_checks_a_generated_prototask(tmp_path):
+    done = []
+    (g,) = api.generate_splits("hwang-g1/clean", check=True, on_done=done.append, root=tmp_path)
+    assert done == [g] and g.prototask == "hwang-g1/clean" and g.checked
+    assert (g.written, g.removed) == ((), ())
+    assert repr(g).startswith("Generated(hwang-g1/clean: ") and "0 files written" in repr(g)

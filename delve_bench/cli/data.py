@@ -95,27 +95,12 @@ def fetch(ctx: click.Context, names: tuple[str, ...]) -> None:
 @click.pass_context
 def gen(ctx: click.Context, prototasks: tuple[str, ...], check: bool) -> None:
     """Make Random-order and the per-task index files (all prototasks by default)."""
-    from ..data import dataset_names
-    from ..tasks.instances import generate
-    from ..tasks.spec import prototask_names, prototask_spec
+    from .. import api
+    from ..report.commands import format_generated
 
-    ws = _ws(ctx)
-    targets = []
-    for name in prototasks or dataset_names(ws):
-        ds, _, pt = name.strip("/").partition("/")
-        for p in [pt] if pt else prototask_names(ws, ds):
-            targets.append(prototask_spec(ws, ds, p))
-    for proto in targets:
-        done = generate(ws, proto, check_only=check)
-        sizes = " ".join(f"{lay.name}x{len(lay.instances)}" for lay in done.layouts)
-        if check:
-            what = "ok"
-        elif done.written or done.removed:
-            what = f"wrote {len(done.written)} files" + (
-                f", removed {len(done.removed)}" if done.removed else ""
-            )
-        else:
-            what = "up to date, nothing written"
-        click.echo(f"{proto.full_name}: {what} ({sizes})")
-        if done.note:
-            click.echo(f"{proto.full_name}: {done.note}")
+    api.generate_splits(
+        list(prototasks),
+        check=check,
+        on_done=lambda g: click.echo(format_generated(g), nl=False),
+        root=_ws(ctx),
+    )

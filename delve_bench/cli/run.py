@@ -305,11 +305,11 @@ def run(
 @click.pass_context
 def status(ctx: click.Context, names, output) -> None:
     """Done / failed / corrupt / missing instances per method and task, with failure reasons."""
+    from .. import api
     from ..data import dataset_names
     from ..errors import suggest
     from ..methods.registry import method_names
     from ..report.listing import format_status
-    from ..run.status import study_status
 
     ws = _ws(ctx)
     if names:
@@ -321,4 +321,4 @@ def status(ctx: click.Context, names, output) -> None:
                 f"{suggest(first, methods_known | set(dataset_names(ws)))}; "
                 "`delve methods` and `delve tasks` list them"
             )
-    emit("status", study_status(ws, list(names)), output, format_status)
+    emit("status", api.status(None, list(names), root=ws), output, format_status)

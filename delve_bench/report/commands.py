@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ..stats.gate import CheckResult
     from ..stats.power import Design
     from ..stats.selftest import SelftestResult
+    from ..tasks.instances import Generated
 
 
 # ---- delve check ---------------------------------------------------------------------
@@ -253,6 +254,26 @@ def format_fetched(f: Fetched) -> str:
     if f.state == "unverifiable":
         return f"{f.dataset}: already here ({f.path}; its spec has no sha256); nothing to fetch\n"
     return f"{f.dataset}: {f.path}\n"
+
+
+# ---- delve gen ----------------------------------------------------------------------
+
+
+def format_generated(g: Generated) -> str:
+    """``delve gen``: per prototask what was written (or verified), its tasks' instances."""
+    sizes = " ".join(f"{lay.name}x{len(lay.instances)}" for lay in g.layouts)
+    if g.checked:
+        what = "ok"
+    elif g.written or g.removed:
+        what = f"wrote {len(g.written)} files" + (
+            f", removed {len(g.removed)}" if g.removed else ""
+        )
+    else:
+        what = "up to date, nothing written"
+    out = f"{g.prototask}: {what} ({sizes})\n"
+    if g.note:
+        out += f"{g.prototask}: {g.note}\n"
+    return out
 
 
 # ---- delve study ---------------------------------------------------------------------

@@ -43,7 +43,7 @@ class StatusRow:
         return d
 
 
-def study_status(ws: WorkspaceDirs, names: list[str]) -> list[StatusRow]:
+def result_status(ws: WorkspaceDirs, names: list[str]) -> list[StatusRow]:
     """One row per (method, task): instance numbers by state and the recorded errors."""
     known = set(method_names(ws))
     methods = [n for n in names[:1] if split_fraction(n)[0] in known]

@@ -429,6 +429,14 @@ class Generated:
     written: tuple[Path, ...] = ()
     removed: tuple[Path, ...] = ()
     note: str = ""
+    prototask: str = ""  # its full name, dataset/prototask
+    checked: bool = False  # only verified (``delve gen --check``): nothing was written
+
+    def __repr__(self) -> str:
+        return (
+            f"Generated({self.prototask}: {len(self.layouts)} tasks, "
+            f"{len(self.written)} files written, {len(self.removed)} removed)"
+        )
 
 
 def _write(path: Path, numbers: np.ndarray) -> None:
@@ -518,5 +526,10 @@ def generate(ws: WorkspaceDirs, proto: PrototaskSpec, check_only: bool = False) 
                     p.unlink()
                     removed.append(p)
     return Generated(
-        layouts=tuple(layouts), written=tuple(written), removed=tuple(removed), note=note
+        layouts=tuple(layouts),
+        written=tuple(written),
+        removed=tuple(removed),
+        note=note,
+        prototask=proto.full_name,
+        checked=check_only,
     )
