@@ -38,7 +38,6 @@ from .defaults import (
     DEFAULT_BUDGET_MODE,
     DEFAULT_LOSSES,
     DEFAULT_TIME_SCALE,
-    REGRESSION_LOSSES,
     BudgetMode,
 )
 from .errors import DelveError
@@ -794,9 +793,10 @@ def run_methods(
 
 def loss_table(method: str, task: str, *, root: Root = None) -> pd.DataFrame:
     """Per-case losses of ``method`` on ``task`` (or several tasks): one row per finished
-    instance and test case, columns ``method, task, instance, case, S, A, L`` (L is NaN
-    where the method has no predictive density). Cases are DELVE case numbers (0-based
-    rows of the dataset), in test-set order."""
+    instance and test case, columns ``method, task, instance, case`` and the task's losses,
+    ``S, A, L`` (``Z, Q, L`` on a classification task; L is NaN where the method has no
+    predictive density). Cases are DELVE case numbers (0-based rows of the dataset), in
+    test-set order."""
     import numpy as np
     import pandas as pd
 
@@ -808,7 +808,8 @@ def loss_table(method: str, task: str, *, root: Root = None) -> pd.DataFrame:
     method_spec(ws, method)
     frames = []
     for ref in task_refs(ws, task):
-        results, _ = read_task_results(ws, method, ref, layout_of(ws, ref))
+        layout = layout_of(ws, ref)
+        results, _ = read_task_results(ws, method, ref, layout)
         for r in results:
             n = len(r.cases)
             nan = np.full(n, np.nan)
@@ -821,7 +822,7 @@ def loss_table(method: str, task: str, *, root: Root = None) -> pd.DataFrame:
                         "case": r.cases,
                         **{
                             k: nan if r.losses[k] is None else r.losses[k]
-                            for k in REGRESSION_LOSSES
+                            for k in layout.proto.losses
                         },
                     }
                 )
