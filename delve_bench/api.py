@@ -264,7 +264,17 @@ Root = Union[str, "os.PathLike[str]", Workspace, WorkspaceDirs, None]
 
 
 def workspace_dirs(root: Root = None) -> WorkspaceDirs:
-    """The workspace at ``root`` (a path, a Workspace; None: ``DELVE_ROOT`` or the cwd)."""
+    """The directories of the workspace at ``root``, as the layers below the API take them.
+
+    Parameters
+    ----------
+    root : str, PathLike, Workspace or WorkspaceDirs, optional
+        None: ``DELVE_ROOT``, else the current directory.
+
+    Returns
+    -------
+    WorkspaceDirs
+    """
     if isinstance(root, Workspace):
         return root.core
     if isinstance(root, WorkspaceDirs):
@@ -327,8 +337,15 @@ class DatasetInfo:
 
 
 def list_datasets(*, root: Root = None) -> list[DatasetInfo]:
-    """Every dataset of the workspace (built-in ones included). A spec that cannot be read
-    is listed with its ``error``; it does not hide the others."""
+    """``delve datasets``: every dataset of the workspace (built-in ones included). A spec
+    that cannot be read is listed with its ``error``; it does not hide the others.
+
+    Returns
+    -------
+    list of DatasetInfo
+        Name, cases, attributes, prototasks, whether generated, the data file found or
+        the command that fetches it.
+    """
     from .data import dataset_names, dataset_spec
     from .data.load import find_file
     from .tasks.spec import prototask_names
@@ -390,8 +407,20 @@ class TaskInfo:
 
 
 def list_tasks(names: str | Sequence[str] | None = None, *, root: Root = None) -> list[TaskInfo]:
-    """Tasks of ``names`` (datasets, prototasks, tasks, globs; default: all, where a dataset
-    whose specs cannot be read is one entry with its ``error``)."""
+    """``delve tasks``: the tasks of ``names``, with their design and instances.
+
+    Parameters
+    ----------
+    names : str or sequence of str, optional
+        Datasets, prototasks, tasks or globs; default: all, where a dataset whose specs
+        cannot be read is one entry with its ``error``.
+
+    Returns
+    -------
+    list of TaskInfo
+        Per task: design, number of instances, training and test-set sizes, losses and
+        where its instances come from.
+    """
     from .data import dataset_names
     from .stats.summary import layout_of
 
@@ -474,8 +503,14 @@ def _method_info(spec) -> MethodInfo:
 
 
 def list_methods(*, root: Root = None) -> list[MethodInfo]:
-    """Every named method (workspace YAML, built-in YAML, entry points). A spec that cannot
-    be read is listed with its ``error``; it does not hide the others."""
+    """``delve methods``: every named method (workspace YAML, built-in YAML, entry points).
+    A spec that cannot be read is listed with its ``error``; it does not hide the others.
+
+    Returns
+    -------
+    list of MethodInfo
+        Name, losses served, budget rule, plugin, parameters, description.
+    """
     from .methods.registry import method_names, method_spec
 
     ws = workspace_dirs(root)
@@ -502,7 +537,17 @@ def list_methods(*, root: Root = None) -> list[MethodInfo]:
 
 
 def method(name: str, *, root: Root = None) -> MethodInfo:
-    """One method by name (a one-line error with close names when unknown)."""
+    """``delve methods NAME``: one method (a one-line error with close names when unknown).
+
+    Parameters
+    ----------
+    name : str
+        A method name, or ``METHOD@F`` (F of its budget).
+
+    Returns
+    -------
+    MethodInfo
+    """
     from .methods.registry import method_spec
 
     return _method_info(method_spec(workspace_dirs(root), name))
@@ -511,8 +556,21 @@ def method(name: str, *, root: Root = None) -> MethodInfo:
 def status(
     method: str | None = None, tasks: str | Sequence[str] = (), *, root: Root = None
 ) -> list[StatusRow]:
-    """Done / failed / corrupt / missing instances per method and task (default: every
-    method with results, on the tasks where it has results)."""
+    """``delve status``: done / failed / corrupt / missing instances per method and task.
+
+    Parameters
+    ----------
+    method : str, optional
+        One method; default: every method with results. (A task name here counts as one
+        of ``tasks``.)
+    tasks : str or sequence of str
+        Tasks, shorthands or globs; default: the tasks where the method has results.
+
+    Returns
+    -------
+    list of StatusRow
+        Per method and task: the instance numbers by state and the recorded errors.
+    """
     from .run.status import result_status
 
     return result_status(workspace_dirs(root), _names(method) + _names(tasks))
@@ -583,16 +641,45 @@ def plan(
     memory_limit: int | None = None,
     blas_threads: int = 1,
 ) -> Plan:
-    """The jobs ``run`` would run and skip, with the time estimate; runs nothing.
-
-    ``study``: run on exactly that study's tasks (``tasks``: only these of them) and
-    instances, with its budget settings (``delve run METHOD --study STUDY``); then
-    ``budget_mode`` and ``time_scale`` must be left unset. Default budget: cpu mode.
+    """``delve run --dry-run``: the jobs :func:`run_methods` would run and skip, with the
+    time estimate; runs nothing.
 
     A finished result made under other settings (its fingerprint differs,
     docs/provenance.md) is stale and planned again. Unknown methods, tasks or instances,
-    missing data and bad index files raise DelveError here. ``blas_threads``: BLAS and
-    OpenMP threads of each job (``--blas-threads``; parallelism comes from ``jobs``)."""
+    missing data and bad index files raise DelveError here.
+
+    Parameters
+    ----------
+    methods : str or sequence of str
+        Method names (``METHOD@F`` for F of a method's budget).
+    tasks : str or sequence of str
+        Tasks, prototasks, datasets or globs.
+    study : str, optional
+        Run on exactly that study's tasks (``tasks``: only these of them) and instances,
+        with its budget settings (``delve run METHOD --study STUDY``); then
+        ``budget_mode`` and ``time_scale`` must be left unset.
+    instances : iterable of int, optional
+        Only these instance numbers.
+    budget_mode : {"cpu", "work"}, optional
+        Default ``cpu``, as ``delve run``.
+    time_scale : float, optional
+        Multiplies the 1996-machine CPU budgets (default 0.05).
+    jobs : int
+        Jobs at a time (one BLAS thread each).
+    force, retry_failed : bool
+        Redo finished instances; rerun those recorded as failed.
+    hard_limit : float, optional
+        CPU seconds after which a job is killed (default: from its budget).
+    memory_limit : int, optional
+        Bytes of data memory per job.
+    blas_threads : int
+        BLAS and OpenMP threads of each job (``--blas-threads``).
+
+    Returns
+    -------
+    Plan
+        ``todo`` jobs, ``skipped`` jobs by reason, ``stale`` reruns and the ``estimate``.
+    """
     from .run import RunOptions, plan_jobs
     from .run.estimate import estimate
 
@@ -690,10 +777,28 @@ def execute_plan(
     dask: str | None = None,
     force: bool = False,
 ) -> RunSummary:
-    """Run a :func:`plan`'s jobs (``progress``: a progress bar on stderr).
+    """Run the jobs of a :func:`plan` made earlier.
 
     Ctrl-C raises :class:`~delve_bench.run.RunInterrupted` after the workers stopped; its
-    ``summary`` is the :class:`RunSummary` of the jobs that finished."""
+    ``summary`` is the :class:`RunSummary` of the jobs that finished.
+
+    Parameters
+    ----------
+    p : Plan
+        What to run.
+    progress : bool
+        A progress bar on stderr.
+    hard_limit : float, optional
+        Overrides the plan's hard limit (CPU seconds).
+    dask : str, optional
+        A Dask scheduler address, or ``local[:N]`` to start a LocalCluster.
+    force : bool
+        Redo finished instances.
+
+    Returns
+    -------
+    RunSummary
+    """
     import time
 
     from .run import RunInterrupted, RunOptions, run_jobs
@@ -762,11 +867,18 @@ def run_methods(
     memory_limit: int | None = None,
     blas_threads: int = 1,
 ) -> RunSummary:
-    """Run ``methods`` on every missing instance of ``tasks`` (``delve run``), or of a
-    ``study``'s tasks with its budget settings (see :func:`plan`).
+    """``delve run``: run ``methods`` on every missing instance of ``tasks``, or of a
+    ``study``'s tasks with its budget settings; the options are :func:`plan`'s, and
+    ``dask``, ``hard_limit`` and ``progress`` are :func:`execute_plan`'s.
 
-    Failed instances are recorded and reported in the summary (``summary.ok``), not raised.
-    Each job runs with ``blas_threads`` BLAS and OpenMP threads (default one).
+    Failed instances are recorded and reported in the summary (``summary.ok``), not
+    raised. Each job runs with ``blas_threads`` BLAS and OpenMP threads (default one).
+
+    Returns
+    -------
+    RunSummary
+        Jobs run, skipped, failed (each with its error), interrupted, busy elsewhere; CPU
+        and wall seconds; the plan.
     """
     p = plan(
         methods,
@@ -792,11 +904,23 @@ def run_methods(
 
 
 def loss_table(method: str, task: str, *, root: Root = None) -> pd.DataFrame:
-    """Per-case losses of ``method`` on ``task`` (or several tasks): one row per finished
-    instance and test case, columns ``method, task, instance, case`` and the task's losses,
-    ``S, A, L`` (``Z, Q, L`` on a classification task; L is NaN where the method has no
-    predictive density). Cases are DELVE case numbers (0-based rows of the dataset), in
-    test-set order."""
+    """Per-case losses of ``method`` on ``task`` (or several tasks).
+
+    Parameters
+    ----------
+    method : str
+        A method name.
+    task : str
+        A task, or a name that means several (their rows are stacked).
+
+    Returns
+    -------
+    pandas.DataFrame of shape (instances x test cases, 4 + 3)
+        One row per finished instance and test case: ``method, task, instance, case`` and
+        the task's losses, ``S, A, L`` (``Z, Q, L`` on a classification task; L is NaN
+        where the method has no predictive density). Cases are DELVE case numbers (0-based
+        rows of the dataset), in test-set order.
+    """
     import numpy as np
     import pandas as pd
 
@@ -837,8 +961,22 @@ def loss_table(method: str, task: str, *, root: Root = None) -> pd.DataFrame:
 def task_stats(
     method: str, task: str | TaskRef, loss: str | None = None, *, root: Root = None
 ) -> StatsResult:
-    """``delve stats``: estimated expected loss of ``method`` on one task, its SE and
-    SD components, raw and standardised."""
+    """``delve stats``: the estimated expected loss of ``method`` on one task, its SE and
+    SD components, raw and standardised.
+
+    Parameters
+    ----------
+    method : str
+    task : str or TaskRef
+        One task.
+    loss : str, optional
+        Default: the task's first loss (S, or Z on a classification task).
+
+    Returns
+    -------
+    StatsResult
+        The fields of ``delve stats --json``.
+    """
     from .methods.registry import method_spec
     from .stats.summary import task_summary
 
@@ -857,8 +995,26 @@ def compare(
     root: Root = None,
 ) -> ComparisonResult:
     """``delve compare``: the paired comparison A - B on one task (t-test, hierarchical
-    design; Lindman's quasi-F, 2-way design). ``bayes``: also the posterior mass on the
-    other side of 0 (eq. 2.16; on a 2-way task its extension, described in ``bayes_note``)."""
+    design; Lindman's quasi-F, 2-way design; the corrected resampled t-test for published
+    realisations).
+
+    Parameters
+    ----------
+    a, b : str
+        The methods (A - B).
+    task : str or TaskRef
+        One task.
+    loss : str, optional
+        Default: the task's first loss.
+    bayes : bool
+        Also the posterior mass on the other side of 0 (eq. 2.16; on a 2-way task its
+        extension, described in ``bayes_note``).
+
+    Returns
+    -------
+    ComparisonResult
+        The fields of ``delve compare --json``.
+    """
     from .methods.registry import method_spec
     from .stats.summary import task_comparison
 
@@ -871,8 +1027,13 @@ def compare(
 def posterior_plot(
     a: str, b: str, task: str, loss: str | None = None, *, root: Root = None
 ) -> list[Path]:
-    """Draw the posterior density of A - B on one task (thesis Fig. 2.3) into
-    ``results/plots/posterior-A-vs-B-<task>-<loss>.{png,svg}``; returns the files."""
+    """Draw the posterior density of A - B on one task (thesis Fig. 2.3).
+
+    Returns
+    -------
+    list of Path
+        ``results/plots/posterior-A-vs-B-<task>-<loss>.{png,svg}``.
+    """
     from .report.posterior_plot import write_posterior_plot
     from .stats.bayes import posterior
     from .stats.summary import paired_losses
@@ -915,10 +1076,27 @@ def comparisons(
     root: Root = None,
     skipped: list[str] | None = None,
 ) -> list[ComparisonResult]:
-    """:func:`compare` on each task (default: every task where both have all instances).
+    """:func:`compare` on each task.
 
-    ``skipped``: a list to receive one line per named task that cannot be compared (e.g.
-    one method has no results there), instead of raising, as long as one task can."""
+    Parameters
+    ----------
+    a, b : str
+        The methods (A - B).
+    tasks : str or sequence of str, optional
+        Default: every task where both have all instances.
+    loss : str, optional
+        Default: each task's first loss.
+    bayes : bool
+        As for :func:`compare`.
+    skipped : list of str, optional
+        Receives one line per named task that cannot be compared (e.g. one method has no
+        results there), instead of raising, as long as one task can.
+
+    Returns
+    -------
+    list of ComparisonResult
+        One per task, in task order.
+    """
     from .methods.registry import method_spec
     from .stats.summary import task_comparison
 
@@ -973,13 +1151,24 @@ def results(
 ) -> pd.DataFrame:
     """Estimated expected losses with SEs, one row per method, task and loss.
 
-    Defaults: every method with results, every task where any of them has results, each
-    task's first loss (S, or Z on classification tasks); a task lacking a loss asked for
-    has no row for it.
-    Columns (``RESULT_COLUMNS``): raw ``mean``/``se`` and their standardised values;
-    ``status`` says why a row has no numbers (``not run``, ``too few`` instances,
-    ``no loss``) or whether some instances are absent (``partial``); a partial row uses
-    the instances it has, as ``delve report`` does."""
+    Parameters
+    ----------
+    methods : str or sequence of str, optional
+        Default: every method with results.
+    tasks : str or sequence of str, optional
+        Default: every task where any of them has results.
+    loss : str or sequence of str, optional
+        Default: each task's first loss (S, or Z on classification tasks); a task lacking
+        a loss asked for has no row for it.
+
+    Returns
+    -------
+    pandas.DataFrame of shape (methods x tasks x losses, 12)
+        Columns ``RESULT_COLUMNS``: raw ``mean``/``se`` and their standardised values;
+        ``status`` says why a row has no numbers (``not run``, ``too few`` instances,
+        ``no loss``) or whether some instances are absent (``partial``); a partial row
+        uses the instances it has, as ``delve report`` does.
+    """
     import pandas as pd
 
     from .report.collect import method_cell, result_tasks, select_methods
@@ -1031,11 +1220,33 @@ def make_report(
     unit: str = "prototask",
     root: Root = None,
 ) -> ReportFiles:
-    """``delve report``: tables (md, csv, tex), DELVE diagrams (``plot``) and index.html
-    for the prototasks or tasks ``names`` (default: every task with results), returned
-    with absolute paths (in a notebook: links and the plots inline); ``losses``
-    None: S, and Z on classification tasks. ``correction`` (holm, bh), ``posthoc``
-    (nemenyi, holm) and ``unit`` (prototask, task) set the rankings' tests."""
+    """``delve report``: tables (md, csv, tex), DELVE diagrams and index.html.
+
+    Parameters
+    ----------
+    names : str or sequence of str, optional
+        Prototasks or tasks; default: every task with results.
+    methods : str or sequence of str, optional
+        Default: every method with results.
+    losses : str or sequence of str, optional
+        Default: S, and Z on classification tasks.
+    out : str or Path, optional
+        Output folder (default: the result store).
+    plot : bool
+        Also the DELVE diagrams and the critical-difference diagram.
+    correction : {"holm", "bh"}
+        Multiple-test correction of the rankings' per-task tests.
+    posthoc : {"nemenyi", "holm", "wilcoxon"}
+        The post-hoc test after Friedman's.
+    unit : {"prototask", "task"}
+        The independent unit of the rankings.
+
+    Returns
+    -------
+    ReportFiles
+        Tables, plots and index as absolute paths (in a notebook: links, plots inline),
+        and the warnings.
+    """
     from .report import write_report
 
     ws = workspace_dirs(root)
