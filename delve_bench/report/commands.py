@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..losses import LOSS_NAMES
 from ..run.estimate import duration
-from ..stats.selftest import ALPHAS, CONFIDENCE
 from .plaintext import table
 
 if TYPE_CHECKING:
@@ -112,6 +110,8 @@ def _p(pa: PowerAnalysis) -> str:
 
 def format_power(pa: PowerAnalysis) -> str:
     """``delve power``: the power of the design and the designs that would give more."""
+    from ..losses import LOSS_NAMES
+
     test = "paired t-test" if pa.design == "hierarchical" else "Lindman's quasi-F"
     per = "per instance" if pa.design == "hierarchical" else "in the common test set"
     pct = f"{100 * pa.target:g} %"
@@ -190,6 +190,8 @@ def format_power(pa: PowerAnalysis) -> str:
 def format_selftest(res: SelftestResult) -> str:
     """``delve selftest``: the type-I error rates by design, the golden numbers, the
     verdict and where the histograms are."""
+    from ..stats.selftest import ALPHAS, CONFIDENCE  # numpy and scipy: only when needed
+
     lines = [
         f"delve selftest{' --quick' if res.quick else ''} (seed {res.seed})",
         "",

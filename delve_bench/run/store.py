@@ -655,7 +655,6 @@ def read_task_results(
 ) -> tuple[list[InstanceResult], dict]:
     """The complete, current instances of ``method`` on a task (:func:`task_instances`),
     and the others by state: ``missing``, ``failed``, ``corrupt``, ``stale``."""
-    from .packed import LOSSES as PACKED_COLUMNS
     from .sources import packed, study_dir_of
 
     results: list[InstanceResult] = []
@@ -670,12 +669,12 @@ def read_task_results(
             d = result_dir(ws, method, ref, st.index)
             results.append(read_instance(d, tests[st.index], losses))
         else:
-            # packed columns are S, A, L: the task's losses in that order
+            # packed columns are S, A, L (run.packed.LOSSES): the task's losses in that order
             df = packed(sd, method, ref.dataset, ref.prototask).losses[(ref.size, st.index)]
             case_text = df["case"].to_numpy().astype(str)
             columns = {
                 loss: df[col].to_numpy(dtype=float)
-                for loss, col in zip(losses, PACKED_COLUMNS, strict=True)
+                for loss, col in zip(losses, REGRESSION_LOSSES, strict=True)
             }
             study = ws.reference.name if ws.reference else "?"
             where = f"study {study}: {method} on {ref.full_name} #{st.index}"
