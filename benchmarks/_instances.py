@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from delve_bench.run import load_instance
-from delve_bench.workspace import Workspace
+from delve_bench.workspace import WorkspaceDirs
 
 
 def encoded_instance(task: str, instance: int):
     """(Xtr, ytr, Xte, yte_raw, coding) of ``task`` instance ``instance``; X, y encoded by
     DELVE's default coding fitted on the training set, test targets raw."""
-    e = load_instance(Workspace.from_env(), task, instance)
+    e = load_instance(WorkspaceDirs.from_env(), task, instance)
     return e.X_train, e.y_train, e.X_test, e.y_test, e.coding
 
 

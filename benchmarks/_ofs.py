@@ -23,7 +23,7 @@ from delve_bench.methods.basis.stopping import OrrStop
 from delve_bench.methods.classify.ofs import SCALES, median_sq_distance
 from delve_bench.numerics.distance import sq_distances
 from delve_bench.run.instance import EncodedInstance, load_instance
-from delve_bench.workspace import Workspace
+from delve_bench.workspace import WorkspaceDirs
 
 INPUTS = ("encoded", "raw", "z")
 
@@ -121,7 +121,7 @@ def choose_scale(paths: dict[float, Path], p_look: int, m_min: int) -> float:
 
 
 def set_paths(
-    ws: Workspace,
+    ws: WorkspaceDirs,
     name: str,
     kind: str,
     n_terms: int,

@@ -47,7 +47,7 @@ from delve_bench.methods.registry import method_spec
 from delve_bench.rng import derived_seed
 from delve_bench.run.instance import load_instance
 from delve_bench.run.job import first_training, fit_predict
-from delve_bench.workspace import Workspace
+from delve_bench.workspace import WorkspaceDirs
 
 METHODS = (
     "logistic-1",
@@ -90,7 +90,7 @@ C_GRID = (0.1, 1.0, 10.0, 100.0, 1000.0)
 SCALES = (1 / 16, 1 / 8, 1 / 4, 1 / 2, 1.0, 2.0, 4.0)
 
 
-def run_method(ws: Workspace, name: str, task: str, i: int, **params):
+def run_method(ws: WorkspaceDirs, name: str, task: str, i: int, **params):
     """(error %, model size or None, CPU seconds) of one method on one instance; ``params``
     override the method's (the paper's minimum model sizes, :data:`PAPER_M_MIN`)."""
     enc = load_instance(ws, task, i)
@@ -108,7 +108,7 @@ def run_method(ws: Workspace, name: str, task: str, i: int, **params):
     return err, ctx.info.get("model_size"), cpu
 
 
-def run_sklearn(ws: Workspace, kind: str, task: str, i: int):
+def run_sklearn(ws: WorkspaceDirs, kind: str, task: str, i: int):
     """scikit-learn on the same encoded data: (error %, size or None, CPU seconds)."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import GridSearchCV, StratifiedKFold
@@ -148,7 +148,7 @@ def _pub(e, sd) -> str:
     return f"{e:.1f}" if sd is None else f"{e:.1f} ± {sd:.1f}"
 
 
-def table(ws: Workspace, sets, methods, realisations: int | None, sklearn: bool) -> None:
+def table(ws: WorkspaceDirs, sets, methods, realisations: int | None, sklearn: bool) -> None:
     refs = ("SVC (defaults)", "SVC + GridSearchCV", "LogisticRegression") if sklearn else ()
     for name in sets:
         task = SETS[name]
@@ -200,7 +200,7 @@ def naive_loomi_scores(sel) -> np.ndarray:
     return out
 
 
-def speed(ws: Workspace, sizes=(200, 400, 800, 1600), scale: float = 0.25) -> None:
+def speed(ws: WorkspaceDirs, sizes=(200, 400, 800, 1600), scale: float = 0.25) -> None:
     """Per-stage CPU of ofs-loomi-1's selection on banana's first N cases: flat in the
     stage number M, O(N^2) in N; beside scoring the same stage by refitting every
     candidate model (:func:`naive_loomi_scores`) at stage 12."""
@@ -256,7 +256,7 @@ def main() -> None:
     ap.add_argument("--speed", action="store_true", help="only the per-stage timing")
     ap.add_argument("--no-sklearn", action="store_true")
     a = ap.parse_args()
-    ws = Workspace.from_env()
+    ws = WorkspaceDirs.from_env()
     with threadpool_limits(1):
         if not a.speed:
             table(ws, a.sets.split(","), a.methods.split(","), a.realisations, not a.no_sklearn)

@@ -56,7 +56,7 @@ from delve_bench.run import load_instance
 from delve_bench.tasks.instances import task_layout
 from delve_bench.tasks.names import resolve_tasks
 from delve_bench.tasks.spec import prototask_spec
-from delve_bench.workspace import Workspace
+from delve_bench.workspace import WorkspaceDirs
 
 ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
@@ -72,7 +72,7 @@ class Encoded:
 
 
 def load(dataset: str, size: int, instance: int) -> Encoded:
-    ws = Workspace(Path.cwd())
+    ws = WorkspaceDirs(Path.cwd())
     (ref,) = resolve_tasks(ws, [f"{dataset}/std.{size}"])
     e = load_instance(ws, ref, instance)
     layout = task_layout(ws, prototask_spec(ws, ref.dataset, ref.prototask), size)

@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from _instances import encoded_instance  # noqa: E402
 
 from delve_bench.methods.base import Budget, FitContext  # noqa: E402
-from delve_bench.methods.mlp.ese import MlpEse1  # noqa: E402
+from delve_bench.methods.mlp.ese import MlpEse  # noqa: E402
 from delve_bench.methods.mlp.mc import predictive, run_chain, select_states  # noqa: E402
 
 TIME_SCALE = 0.05  # the harness default: a modern core = 20 x the 1996 machine
@@ -125,7 +125,7 @@ def bench_ese(tasks: list[str], instances: dict[int, list[int]], mode: str):
                 b = Budget(mode="work", work=150 * n)
             ctx = FitContext.seeded(seed=i, budget=b, kinds=X.shape[1])
             t = time.process_time()
-            m = MlpEse1()
+            m = MlpEse()
             m.fit(X, y, ctx)
             p = m.predict(Xt)
             t_ese += time.process_time() - t

@@ -29,7 +29,7 @@ from delve_bench.methods.classify.platt import fit_platt
 from delve_bench.methods.registry import method_spec
 from delve_bench.run.instance import load_instance
 from delve_bench.run.job import first_training, fit_predict
-from delve_bench.workspace import Workspace
+from delve_bench.workspace import WorkspaceDirs
 
 RULES = (
     "Z (Platt through 0)",
@@ -40,7 +40,7 @@ RULES = (
 )
 
 
-def errors(ws: Workspace, method: str, task: str, i: int) -> list[float]:
+def errors(ws: WorkspaceDirs, method: str, task: str, i: int) -> list[float]:
     """Test error (%) of each rule in :data:`RULES` on instance ``i``."""
     enc = load_instance(ws, task, i)
     yt = enc.y_test_encoded == 1
@@ -72,7 +72,7 @@ def main() -> None:
     ap.add_argument("--sets", default=",".join(SETS))
     ap.add_argument("--method", default="ofs-loomi-1")
     a = ap.parse_args()
-    ws = Workspace.from_env()
+    ws = WorkspaceDirs.from_env()
     print(f"### {a.method}: test error % by decision rule (mean over the realisations)\n")
     print("| data set | " + " | ".join(RULES) + " |")
     print("|---|" + "---:|" * len(RULES))

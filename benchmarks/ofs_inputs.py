@@ -27,7 +27,7 @@ from threadpoolctl import threadpool_limits
 
 from delve_bench.data.encoding import abs_dev
 from delve_bench.run.instance import load_instance
-from delve_bench.workspace import Workspace
+from delve_bench.workspace import WorkspaceDirs
 
 
 def main() -> None:
@@ -35,7 +35,7 @@ def main() -> None:
     ap.add_argument("--sets", default=",".join(SETS))
     ap.add_argument("--stages", type=int, default=30)
     a = ap.parse_args()
-    ws = Workspace.from_env()
+    ws = WorkspaceDirs.from_env()
     sets = a.sets.split(",")
     print("### 1. column weights of DELVE's coding relative to an SD scaling (realisation 1)\n")
     print("| data set | SD / absDev, min | median | max |")

@@ -18,7 +18,7 @@ import numpy as np
 from _ofs import INPUTS, choose_scale, kept_size, set_paths
 from threadpoolctl import threadpool_limits
 
-from delve_bench.workspace import Workspace
+from delve_bench.workspace import WorkspaceDirs
 
 
 def main() -> None:
@@ -29,7 +29,7 @@ def main() -> None:
     ap.add_argument("--stages", type=int, default=40)
     ap.add_argument("--m-min", type=int, default=2)
     a = ap.parse_args()
-    ws = Workspace.from_env()
+    ws = WorkspaceDirs.from_env()
     with threadpool_limits(1):
         per = set_paths(ws, a.set, a.inputs, a.stages, realisations=a.realisation)[-1]
     looks = (1, 2, 3, 5)

@@ -31,10 +31,10 @@ from delve_bench.methods.registry import method_spec
 from delve_bench.numerics.distance import sq_distances
 from delve_bench.run.instance import load_instance
 from delve_bench.run.job import first_training, fit_predict
-from delve_bench.workspace import Workspace
+from delve_bench.workspace import WorkspaceDirs
 
 
-def fit_info(ws: Workspace, method: str, task: str, i: int) -> dict:
+def fit_info(ws: WorkspaceDirs, method: str, task: str, i: int) -> dict:
     """ofs-loomi-1's recorded facts (meta.json ``info``) on one instance."""
     enc = load_instance(ws, task, i)
     m = method_spec(ws, method).instantiate()
@@ -43,7 +43,7 @@ def fit_info(ws: Workspace, method: str, task: str, i: int) -> dict:
     return fit_predict(m, enc, ctx).info
 
 
-def evidence_trace(ws: Workspace, task: str, tau: float, stages: int) -> None:
+def evidence_trace(ws: WorkspaceDirs, task: str, tau: float, stages: int) -> None:
     """The evidence iterates of each stage at width ``tau`` on instance 0."""
     enc = load_instance(ws, task, 0)
     y = np.where(enc.y_train == 1, 1.0, -1.0)
@@ -80,7 +80,7 @@ def main() -> None:
     ap.add_argument("--method", default="ofs-loomi-1")
     ap.add_argument("--trace-stages", type=int, default=25)
     a = ap.parse_args()
-    ws = Workspace.from_env()
+    ws = WorkspaceDirs.from_env()
     print(f"### {a.method}: lambda resets per realisation (mean over the realisations)\n")
     print(
         "| data set | model size | resets among the kept terms | resets, all stages run | median kept lambda |"

@@ -23,7 +23,7 @@ from _ofs import INPUTS, kept_size, protocol_result, set_paths
 from classification import PUBLISHED, SETS
 from threadpoolctl import threadpool_limits
 
-from delve_bench.workspace import Workspace
+from delve_bench.workspace import WorkspaceDirs
 
 LOOKS = (1, 2, 3, 5)
 M_MINS = (2, 10, 40, 50)
@@ -35,7 +35,7 @@ def main() -> None:
     ap.add_argument("--inputs", default="encoded", choices=INPUTS)
     ap.add_argument("--realisations", type=int, default=10)
     a = ap.parse_args()
-    ws = Workspace.from_env()
+    ws = WorkspaceDirs.from_env()
     oracle = {}
     for name in a.sets.split(","):
         with threadpool_limits(1):

@@ -24,7 +24,7 @@ from pathlib import Path
 from delve_bench.analysis.collect import collect, result_methods, result_tasks
 from delve_bench.analysis.task import task_comparison, task_summary
 from delve_bench.report import write_report
-from delve_bench.workspace import Workspace
+from delve_bench.workspace import WorkspaceDirs
 
 PROTOTASKS = [
     f"{fam}-{k}{kind}"
@@ -62,7 +62,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.setup:
         setup(args.root)
-    ws = Workspace(args.root.resolve())
+    ws = WorkspaceDirs(args.root.resolve())
     methods = result_methods(ws)
     refs = result_tasks(ws, methods)
     print(f"{len(methods)} methods ({', '.join(methods)}), {len(refs)} tasks, "

@@ -24,7 +24,7 @@ from delve_bench.methods.lin import Lin
 from delve_bench.run import load_instance
 from delve_bench.stats import anova
 from delve_bench.tasks import TaskRef
-from delve_bench.workspace import Workspace
+from delve_bench.workspace import WorkspaceDirs
 
 
 def cpu(f, repeat=1):
@@ -37,7 +37,7 @@ def cpu(f, repeat=1):
 
 
 def kin(n, i=0):
-    e = load_instance(Workspace.from_env(), TaskRef("kin-8nm", "dist", n), i)
+    e = load_instance(WorkspaceDirs.from_env(), TaskRef("kin-8nm", "dist", n), i)
     return e.X_train, e.y_train, e.X_test, e.y_test_encoded
 
 

@@ -10,10 +10,8 @@ The Python API is :mod:`delve_bench.api` (docs/api.md)::
     ws.run("lin-1", "kin-8nm/std.64", budget_mode="work")
     ws.losses("lin-1", "kin-8nm/std.64")      # a pandas DataFrame
 
-``Workspace``, ``api`` and the API functions whose names are not also subpackages
-(``compare``, ``comparisons``, ``results``, ``plan``, ``status``, ``datasets``, ``method``)
-are top-level names; ``run``, ``losses``, ``stats``, ``methods``, ``tasks`` and ``report``
-are subpackages here, so use ``Workspace`` methods or ``from delve_bench.api import run``.
+``Workspace``, ``api`` and every name of ``api.__all__`` (``run_methods``, ``task_stats``,
+``study_status``, ...) are top-level names; none of them is also a subpackage.
 """
 
 __version__ = "0.1.0"
@@ -21,16 +19,55 @@ __version__ = "0.1.0"
 # imported on first use, so that `delve` itself starts fast
 _API = frozenset(
     {
+        "CheckResult",
         "ComparisonResult",
+        "DatasetInfo",
+        "Fetched",
+        "Generated",
+        "MethodInfo",
+        "Plan",
+        "PowerAnalysis",
+        "ReportCheck",
+        "RunSummary",
+        "SelftestResult",
         "StatsResult",
+        "StudyReport",
+        "StudyRunSummary",
+        "StudyStatus",
+        "Unpacked",
+        "Verification",
+        "TaskInfo",
         "Workspace",
+        "check_results",
         "compare",
+        "comparison_power",
         "comparisons",
-        "datasets",
+        "execute_plan",
+        "fetch_datasets",
+        "generate_splits",
+        "list_datasets",
+        "list_methods",
+        "list_tasks",
+        "loss_table",
+        "make_report",
         "method",
         "plan",
+        "posterior_plot",
         "results",
+        "run_methods",
+        "run_selftest",
         "status",
+        "study_leaderboard",
+        "study_report",
+        "study_report_check",
+        "study_run",
+        "study_status",
+        "study_unpack",
+        "study_verify",
+        "task_stats",
+        "workspace_dirs",
+        # older names that are not subpackages
+        "datasets",
     }
 )
 

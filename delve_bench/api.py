@@ -1,5 +1,6 @@
 """The Python API: everything the ``delve`` command does, as functions for scripts and
-notebooks (docs/api.md). The command is a thin layer over these functions.
+notebooks (docs/api.md). The command parses its arguments, calls these functions and
+prints their results with the shared formatters of :mod:`delve_bench.report`.
 
 ::
 
@@ -13,36 +14,83 @@ notebooks (docs/api.md). The command is a thin layer over these functions.
     ws.results()                                  # expected losses and SEs, every method x task
     c = ws.compare("knn-cv-1", "lin-1", "kin-8nm/std.64")
     c.difference, c.se, c.p                       # the fields of `delve compare --json`
+    ws.study_status("thesis")                     # as `delve study status thesis` prints it
 
 Every function takes ``root=``: a directory, a :class:`Workspace`, or None for
 ``DELVE_ROOT`` or the current directory. Errors a user can fix raise
-:class:`~delve_bench.errors.DelveError` with a one-line message.
+:class:`~delve_bench.errors.DelveError` with a one-line message. Module-level names are
+never also subpackage names (``run_methods``, not ``run``); the older names still work.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Union, cast
 
+from .defaults import (
+    ALL_LOSSES,
+    ALPHA,
+    BUDGET_MODES,
+    DEFAULT_BUDGET_MODE,
+    DEFAULT_LOSSES,
+    DEFAULT_TIME_SCALE,
+    BudgetMode,
+)
 from .errors import DelveError
 from .records import DatasetInfo, MethodInfo, TaskInfo
 from .stats.results import ComparisonResult, StatsResult
-from .workspace import Workspace as _Workspace
+from .workspace import WorkspaceDirs
 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from .analysis.advice import PowerAnalysis
+    from .analysis.gate import CheckResult
+    from .data.fetch import Fetched
     from .report import ReportFiles
     from .run.estimate import Estimate
     from .run.job import Job, RunOptions
     from .run.status import StatusRow
+    from .stats.selftest import SelftestResult
+    from .study.beside import Unpacked
+    from .study.report import ReportCheck, StudyReport
+    from .study.run import StudyRunSummary, StudyStatus
+    from .study.spec import MethodPlan
+    from .study.verify import Verification
+    from .tasks.instances import Generated
     from .tasks.names import TaskRef
 
+#: the result types of the functions below that live in the layers under the API: they
+#: are imported on first use (the gate and the power analysis load scipy)
+_RESULT_TYPES = {
+    "CheckResult": "delve_bench.analysis.gate",
+    "Fetched": "delve_bench.data.fetch",
+    "Generated": "delve_bench.tasks.instances",
+    "PowerAnalysis": "delve_bench.analysis.advice",
+    "ReportCheck": "delve_bench.study.report",
+    "SelftestResult": "delve_bench.stats.selftest",
+    "StudyReport": "delve_bench.study.report",
+    "StudyRunSummary": "delve_bench.study.run",
+    "StudyStatus": "delve_bench.study.run",
+    "Unpacked": "delve_bench.study.beside",
+    "Verification": "delve_bench.study.verify",
+}
+
+
+def __getattr__(name: str):
+    if name in _RESULT_TYPES:
+        import importlib
+
+        return getattr(importlib.import_module(_RESULT_TYPES[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
+    *_RESULT_TYPES,
     "ComparisonResult",
     "DatasetInfo",
     "MethodInfo",
@@ -51,33 +99,60 @@ __all__ = [
     "StatsResult",
     "TaskInfo",
     "Workspace",
+    "check_results",
     "compare",
+    "comparison_power",
     "comparisons",
-    "datasets",
-    "execute",
-    "losses",
+    "execute_plan",
+    "fetch_datasets",
+    "generate_splits",
+    "list_datasets",
+    "list_methods",
+    "list_tasks",
+    "loss_table",
+    "make_report",
     "method",
-    "methods",
     "plan",
     "posterior_plot",
-    "report",
     "results",
-    "run",
-    "stats",
+    "run_methods",
+    "run_selftest",
     "status",
-    "tasks",
+    "study_leaderboard",
+    "study_report",
+    "study_report_check",
+    "study_run",
+    "study_status",
+    "study_unpack",
+    "study_verify",
+    "task_stats",
+    "workspace_dirs",
 ]
 
 
 class Workspace:
     """A workspace (``datasets/``, ``tasks/``, ``methods/``, ``results/``) with the API
-    as methods: ``Workspace(path).losses(...)`` is ``losses(..., root=path)``.
+    as methods, named for the commands: ``Workspace(path).losses(...)`` is
+    ``loss_table(..., root=path)``, ``.run`` is :func:`run_methods`, ``.stats``
+    :func:`task_stats`, ``.report`` :func:`make_report`, ``.datasets`` / ``.tasks`` /
+    ``.methods`` the listings, ``.check`` :func:`check_results`, ``.power``
+    :func:`comparison_power`, ``.selftest`` :func:`run_selftest`, ``.fetch``
+    :func:`fetch_datasets`, and ``.study_run`` ... ``.study_unpack`` the study functions.
 
-    ``root``: a directory (default: ``DELVE_ROOT`` or the current directory); ``~`` is
-    the home directory and the path is made absolute."""
+    Parameters
+    ----------
+    root : str, PathLike or WorkspaceDirs, optional
+        The directory (default: ``DELVE_ROOT`` or the current directory); ``~`` is the
+        home directory and the path is made absolute.
 
-    def __init__(self, root: str | os.PathLike[str] | _Workspace | None = None):
-        self.core = _Workspace.from_env(root)
+    Attributes
+    ----------
+    core : WorkspaceDirs
+        Where its specs and results are, as the layers below the API take it.
+    """
+
+    def __init__(self, root: str | os.PathLike[str] | WorkspaceDirs | None = None):
+        self.core = WorkspaceDirs.from_env(root)
 
     @property
     def root(self) -> Path:
@@ -105,13 +180,13 @@ class Workspace:
         return hash(self.core)
 
     def datasets(self) -> list[DatasetInfo]:
-        return datasets(root=self)
+        return list_datasets(root=self)
 
     def tasks(self, names: str | Sequence[str] | None = None) -> list[TaskInfo]:
-        return tasks(names, root=self)
+        return list_tasks(names, root=self)
 
     def methods(self) -> list[MethodInfo]:
-        return methods(root=self)
+        return list_methods(root=self)
 
     def method(self, name: str) -> MethodInfo:
         return method(name, root=self)
@@ -127,13 +202,13 @@ class Workspace:
     def run(
         self, methods: str | Sequence[str], tasks: str | Sequence[str] = (), **options
     ) -> RunSummary:
-        return run(methods, tasks, root=self, **options)
+        return run_methods(methods, tasks, root=self, **options)
 
     def losses(self, method: str, task: str) -> pd.DataFrame:
-        return losses(method, task, root=self)
+        return loss_table(method, task, root=self)
 
     def stats(self, method: str, task: str, loss: str | None = None) -> StatsResult:
-        return stats(method, task, loss, root=self)
+        return task_stats(method, task, loss, root=self)
 
     def results(
         self, methods=None, tasks=None, loss: str | Sequence[str] | None = None
@@ -147,19 +222,65 @@ class Workspace:
         return comparisons(a, b, tasks, loss, root=self, **kw)
 
     def report(self, names=None, **options) -> ReportFiles:
-        return report(names, root=self, **options)
+        return make_report(names, root=self, **options)
+
+    def check(self, baseline=None, names: Sequence[str] = (), **options) -> CheckResult:
+        return check_results(baseline, names, root=self, **options)
+
+    def power(self, a: str, b: str, task: str, loss: str = "S", **options) -> PowerAnalysis:
+        return comparison_power(a, b, task, loss, root=self, **options)
+
+    def selftest(self, **options) -> SelftestResult:
+        return run_selftest(root=self, **options)
+
+    def fetch(self, names: str | Sequence[str], **options) -> list[Fetched]:
+        return fetch_datasets(names, root=self, **options)
+
+    def gen(self, prototasks: str | Sequence[str] = (), **options) -> list[Generated]:
+        return generate_splits(prototasks, root=self, **options)
+
+    def study_run(self, name: str, **options) -> StudyRunSummary:
+        return study_run(name, root=self, **options)
+
+    def study_status(self, name: str) -> StudyStatus:
+        return study_status(name, root=self)
+
+    def study_report(self, name: str) -> StudyReport:
+        return study_report(name, root=self)
+
+    def study_report_check(self, name: str) -> ReportCheck:
+        return study_report_check(name, root=self)
+
+    def study_leaderboard(self, names: str | Sequence[str], **options):
+        return study_leaderboard(names, root=self, **options)
+
+    def study_verify(self, name: str, **options) -> Verification:
+        return study_verify(name, root=self, **options)
+
+    def study_unpack(self, name: str) -> Unpacked:
+        return study_unpack(name, root=self)
 
 
-Root = Union[str, "os.PathLike[str]", Workspace, _Workspace, None]
+Root = Union[str, "os.PathLike[str]", Workspace, WorkspaceDirs, None]
 
 
-def workspace(root: Root = None) -> _Workspace:
-    """The workspace at ``root`` (a path, a Workspace; None: ``DELVE_ROOT`` or the cwd)."""
+def workspace_dirs(root: Root = None) -> WorkspaceDirs:
+    """The directories of the workspace at ``root``, as the layers below the API take them.
+
+    Parameters
+    ----------
+    root : str, PathLike, Workspace or WorkspaceDirs, optional
+        None: ``DELVE_ROOT``, else the current directory.
+
+    Returns
+    -------
+    WorkspaceDirs
+    """
     if isinstance(root, Workspace):
         return root.core
-    if isinstance(root, _Workspace):
+    if isinstance(root, WorkspaceDirs):
         return root
-    return _Workspace.from_env(root)
+    return WorkspaceDirs.from_env(root)
 
 
 def _names(x: str | Iterable[str] | None) -> list[str]:
@@ -168,7 +289,7 @@ def _names(x: str | Iterable[str] | None) -> list[str]:
     return [x] if isinstance(x, str) else list(x)
 
 
-def task_refs(ws: _Workspace, names) -> list[TaskRef]:
+def task_refs(ws: WorkspaceDirs, names) -> list[TaskRef]:
     """Task names (shorthands, globs) or TaskRefs to a duplicate-free list of TaskRefs."""
     from .tasks.names import TaskRef, resolve_tasks
 
@@ -178,7 +299,7 @@ def task_refs(ws: _Workspace, names) -> list[TaskRef]:
     return list(dict.fromkeys(refs))
 
 
-def _one_ref(ws: _Workspace, task) -> TaskRef:
+def _one_ref(ws: WorkspaceDirs, task) -> TaskRef:
     refs = task_refs(ws, task)
     if len(refs) != 1:
         raise DelveError(
@@ -191,8 +312,6 @@ def _one_ref(ws: _Workspace, task) -> TaskRef:
 
 def _loss(loss: str | None) -> str | None:
     """A loss name (None: each task's first loss, S or Z for classification)."""
-    from .losses import ALL_LOSSES
-
     if loss is not None and loss not in ALL_LOSSES:
         raise DelveError(f"loss must be one of {', '.join(ALL_LOSSES)}, not {loss!r}")
     return loss
@@ -201,14 +320,21 @@ def _loss(loss: str | None) -> str | None:
 # ---- what there is --------------------------------------------------------------------
 
 
-def datasets(*, root: Root = None) -> list[DatasetInfo]:
-    """Every dataset of the workspace (built-in ones included). A spec that cannot be read
-    is listed with its ``error``; it does not hide the others."""
+def list_datasets(*, root: Root = None) -> list[DatasetInfo]:
+    """``delve datasets``: every dataset of the workspace (built-in ones included). A spec
+    that cannot be read is listed with its ``error``; it does not hide the others.
+
+    Returns
+    -------
+    list of DatasetInfo
+        Name, cases, attributes, prototasks, whether generated, the data file found or
+        the command that fetches it.
+    """
     from .data import dataset_names, dataset_spec
     from .data.load import find_file
     from .tasks.spec import prototask_names
 
-    ws = workspace(root)
+    ws = workspace_dirs(root)
     out = []
     for name in dataset_names(ws):
         try:
@@ -242,13 +368,25 @@ def datasets(*, root: Root = None) -> list[DatasetInfo]:
     return out
 
 
-def tasks(names: str | Sequence[str] | None = None, *, root: Root = None) -> list[TaskInfo]:
-    """Tasks of ``names`` (datasets, prototasks, tasks, globs; default: all, where a dataset
-    whose specs cannot be read is one entry with its ``error``)."""
+def list_tasks(names: str | Sequence[str] | None = None, *, root: Root = None) -> list[TaskInfo]:
+    """``delve tasks``: the tasks of ``names``, with their design and instances.
+
+    Parameters
+    ----------
+    names : str or sequence of str, optional
+        Datasets, prototasks, tasks or globs; default: all, where a dataset whose specs
+        cannot be read is one entry with its ``error``.
+
+    Returns
+    -------
+    list of TaskInfo
+        Per task: design, number of instances, training and test-set sizes, losses and
+        where its instances come from.
+    """
     from .analysis.task import layout_of
     from .data import dataset_names
 
-    ws = workspace(root)
+    ws = workspace_dirs(root)
     out = []
     if names:
         refs = task_refs(ws, _names(names))
@@ -307,12 +445,18 @@ def _method_info(spec) -> MethodInfo:
     )
 
 
-def methods(*, root: Root = None) -> list[MethodInfo]:
-    """Every named method (workspace YAML, built-in YAML, entry points). A spec that cannot
-    be read is listed with its ``error``; it does not hide the others."""
+def list_methods(*, root: Root = None) -> list[MethodInfo]:
+    """``delve methods``: every named method (workspace YAML, built-in YAML, entry points).
+    A spec that cannot be read is listed with its ``error``; it does not hide the others.
+
+    Returns
+    -------
+    list of MethodInfo
+        Name, losses served, budget rule, plugin, parameters, description.
+    """
     from .methods.registry import method_names, method_spec
 
-    ws = workspace(root)
+    ws = workspace_dirs(root)
     out = []
     for n in method_names(ws):
         try:
@@ -336,20 +480,43 @@ def methods(*, root: Root = None) -> list[MethodInfo]:
 
 
 def method(name: str, *, root: Root = None) -> MethodInfo:
-    """One method by name (a one-line error with close names when unknown)."""
+    """``delve methods NAME``: one method (a one-line error with close names when unknown).
+
+    Parameters
+    ----------
+    name : str
+        A method name, or ``METHOD@F`` (F of its budget).
+
+    Returns
+    -------
+    MethodInfo
+    """
     from .methods.registry import method_spec
 
-    return _method_info(method_spec(workspace(root), name))
+    return _method_info(method_spec(workspace_dirs(root), name))
 
 
 def status(
     method: str | None = None, tasks: str | Sequence[str] = (), *, root: Root = None
 ) -> list[StatusRow]:
-    """Done / failed / corrupt / missing instances per method and task (default: every
-    method with results, on the tasks where it has results)."""
-    from .run.status import study_status
+    """``delve status``: done / failed / corrupt / missing instances per method and task.
 
-    return study_status(workspace(root), _names(method) + _names(tasks))
+    Parameters
+    ----------
+    method : str, optional
+        One method; default: every method with results. (A task name here counts as one
+        of ``tasks``.)
+    tasks : str or sequence of str
+        Tasks, shorthands or globs; default: the tasks where the method has results.
+
+    Returns
+    -------
+    list of StatusRow
+        Per method and task: the instance numbers by state and the recorded errors.
+    """
+    from .run.status import result_status
+
+    return result_status(workspace_dirs(root), _names(method) + _names(tasks))
 
 
 # ---- running -------------------------------------------------------------------------
@@ -417,21 +584,49 @@ def plan(
     memory_limit: int | None = None,
     blas_threads: int = 1,
 ) -> Plan:
-    """The jobs ``run`` would run and skip, with the time estimate; runs nothing.
-
-    ``study``: run on exactly that study's tasks (``tasks``: only these of them) and
-    instances, with its budget settings (``delve run METHOD --study STUDY``); then
-    ``budget_mode`` and ``time_scale`` must be left unset. Default budget: cpu mode.
+    """``delve run --dry-run``: the jobs :func:`run_methods` would run and skip, with the
+    time estimate; runs nothing.
 
     A finished result made under other settings (its fingerprint differs,
     docs/provenance.md) is stale and planned again. Unknown methods, tasks or instances,
-    missing data and bad index files raise DelveError here. ``blas_threads``: BLAS and
-    OpenMP threads of each job (``--blas-threads``; parallelism comes from ``jobs``)."""
-    from .methods.registry import DEFAULT_TIME_SCALE
+    missing data and bad index files raise DelveError here.
+
+    Parameters
+    ----------
+    methods : str or sequence of str
+        Method names (``METHOD@F`` for F of a method's budget).
+    tasks : str or sequence of str
+        Tasks, prototasks, datasets or globs.
+    study : str, optional
+        Run on exactly that study's tasks (``tasks``: only these of them) and instances,
+        with its budget settings (``delve run METHOD --study STUDY``); then
+        ``budget_mode`` and ``time_scale`` must be left unset.
+    instances : iterable of int, optional
+        Only these instance numbers.
+    budget_mode : {"cpu", "work"}, optional
+        Default ``cpu``, as ``delve run``.
+    time_scale : float, optional
+        Multiplies the 1996-machine CPU budgets (default 0.05).
+    jobs : int
+        Jobs at a time (one BLAS thread each).
+    force, retry_failed : bool
+        Redo finished instances; rerun those recorded as failed.
+    hard_limit : float, optional
+        CPU seconds after which a job is killed (default: from its budget).
+    memory_limit : int, optional
+        Bytes of data memory per job.
+    blas_threads : int
+        BLAS and OpenMP threads of each job (``--blas-threads``).
+
+    Returns
+    -------
+    Plan
+        ``todo`` jobs, ``skipped`` jobs by reason, ``stale`` reruns and the ``estimate``.
+    """
     from .run import RunOptions, plan_jobs
     from .run.estimate import estimate
 
-    ws = workspace(root)
+    ws = workspace_dirs(root)
     ms = _names(methods)
     if not ms:
         raise DelveError("name at least one method, e.g. `delve run lin-1 kin-8nm/std.256`")
@@ -447,14 +642,14 @@ def plan(
         refs = task_refs(ws, tasks)
     if not refs:
         raise DelveError("name at least one task, e.g. `delve run lin-1 kin-8nm/std.256`")
-    budget_mode = budget_mode or "cpu"
+    budget_mode = budget_mode or DEFAULT_BUDGET_MODE
     ts = DEFAULT_TIME_SCALE if time_scale is None else float(time_scale)
-    if budget_mode not in ("cpu", "work"):
-        raise DelveError(f"budget mode must be cpu or work, not {budget_mode!r}")
+    if budget_mode not in BUDGET_MODES:
+        raise DelveError(f"budget mode must be {' or '.join(BUDGET_MODES)}, not {budget_mode!r}")
     if isinstance(blas_threads, bool) or not isinstance(blas_threads, int) or blas_threads < 1:
         raise DelveError(f"blas_threads must be a whole number >= 1, not {blas_threads!r}")
     options = RunOptions(
-        mode="cpu" if budget_mode == "cpu" else "work",
+        mode=budget_mode,
         time_scale=ts,
         force=force,
         hard_limit=hard_limit,
@@ -516,7 +711,7 @@ class RunSummary:
         return d
 
 
-def execute(
+def execute_plan(
     p: Plan,
     *,
     root: Root = None,
@@ -525,19 +720,38 @@ def execute(
     dask: str | None = None,
     force: bool = False,
 ) -> RunSummary:
-    """Run a :func:`plan`'s jobs (``progress``: a progress bar on stderr).
+    """Run the jobs of a :func:`plan` made earlier.
 
     Ctrl-C raises :class:`~delve_bench.run.RunInterrupted` after the workers stopped; its
-    ``summary`` is the :class:`RunSummary` of the jobs that finished."""
+    ``summary`` is the :class:`RunSummary` of the jobs that finished.
+
+    Parameters
+    ----------
+    p : Plan
+        What to run.
+    progress : bool
+        A progress bar on stderr.
+    hard_limit : float, optional
+        Overrides the plan's hard limit (CPU seconds).
+    dask : str, optional
+        A Dask scheduler address, or ``local[:N]`` to start a LocalCluster.
+    force : bool
+        Redo finished instances.
+
+    Returns
+    -------
+    RunSummary
+    """
     import time
 
     from .run import RunInterrupted, RunOptions, run_jobs
 
-    ws = workspace(root)
+    ws = workspace_dirs(root)
     _check_writable(ws, p.todo)
     t0 = time.perf_counter()
     options = p.options or RunOptions(
-        mode="cpu" if p.budget_mode == "cpu" else "work", time_scale=p.time_scale
+        mode=cast(BudgetMode, p.budget_mode),  # checked by plan
+        time_scale=p.time_scale,
     )
     options = dataclasses.replace(
         options,
@@ -552,7 +766,7 @@ def execute(
     return _summary(outcomes, p, time.perf_counter() - t0)
 
 
-def _check_writable(ws: _Workspace, jobs) -> None:
+def _check_writable(ws: WorkspaceDirs, jobs) -> None:
     """Every folder the jobs write to takes a file, checked before any job starts."""
     from .run.store import result_dir
     from .workspace import ensure_writable
@@ -578,7 +792,7 @@ def _summary(outcomes: list, p: Plan, wall: float) -> RunSummary:
     )
 
 
-def run(
+def run_methods(
     methods: str | Sequence[str],
     tasks: str | Sequence[str] = (),
     *,
@@ -596,11 +810,18 @@ def run(
     memory_limit: int | None = None,
     blas_threads: int = 1,
 ) -> RunSummary:
-    """Run ``methods`` on every missing instance of ``tasks`` (``delve run``), or of a
-    ``study``'s tasks with its budget settings (see :func:`plan`).
+    """``delve run``: run ``methods`` on every missing instance of ``tasks``, or of a
+    ``study``'s tasks with its budget settings; the options are :func:`plan`'s, and
+    ``dask``, ``hard_limit`` and ``progress`` are :func:`execute_plan`'s.
 
-    Failed instances are recorded and reported in the summary (``summary.ok``), not raised.
-    Each job runs with ``blas_threads`` BLAS and OpenMP threads (default one).
+    Failed instances are recorded and reported in the summary (``summary.ok``), not
+    raised. Each job runs with ``blas_threads`` BLAS and OpenMP threads (default one).
+
+    Returns
+    -------
+    RunSummary
+        Jobs run, skipped, failed (each with its error), interrupted, busy elsewhere; CPU
+        and wall seconds; the plan.
     """
     p = plan(
         methods,
@@ -617,17 +838,32 @@ def run(
         memory_limit=memory_limit,
         blas_threads=blas_threads,
     )
-    return execute(p, root=root, progress=progress, hard_limit=hard_limit, dask=dask, force=force)
+    return execute_plan(
+        p, root=root, progress=progress, hard_limit=hard_limit, dask=dask, force=force
+    )
 
 
 # ---- results -------------------------------------------------------------------------
 
 
-def losses(method: str, task: str, *, root: Root = None) -> pd.DataFrame:
-    """Per-case losses of ``method`` on ``task`` (or several tasks): one row per finished
-    instance and test case, columns ``method, task, instance, case, S, A, L`` (L is NaN
-    where the method has no predictive density). Cases are DELVE case numbers (0-based
-    rows of the dataset), in test-set order."""
+def loss_table(method: str, task: str, *, root: Root = None) -> pd.DataFrame:
+    """Per-case losses of ``method`` on ``task`` (or several tasks).
+
+    Parameters
+    ----------
+    method : str
+        A method name.
+    task : str
+        A task, or a name that means several (their rows are stacked).
+
+    Returns
+    -------
+    pandas.DataFrame of shape (instances x test cases, 4 + 3)
+        One row per finished instance and test case: ``method, task, instance, case`` and
+        the task's losses, ``S, A, L`` (``Z, Q, L`` on a classification task; L is NaN
+        where the method has no predictive density). Cases are DELVE case numbers (0-based
+        rows of the dataset), in test-set order.
+    """
     import numpy as np
     import pandas as pd
 
@@ -635,11 +871,12 @@ def losses(method: str, task: str, *, root: Root = None) -> pd.DataFrame:
     from .methods.registry import method_spec
     from .run.store import read_task_results
 
-    ws = workspace(root)
+    ws = workspace_dirs(root)
     method_spec(ws, method)
     frames = []
     for ref in task_refs(ws, task):
-        results, _ = read_task_results(ws, method, ref, layout_of(ws, ref))
+        layout = layout_of(ws, ref)
+        results, _ = read_task_results(ws, method, ref, layout)
         for r in results:
             n = len(r.cases)
             nan = np.full(n, np.nan)
@@ -650,7 +887,10 @@ def losses(method: str, task: str, *, root: Root = None) -> pd.DataFrame:
                         "task": ref.full_name,
                         "instance": np.full(n, r.instance),
                         "case": r.cases,
-                        **{k: nan if r.losses[k] is None else r.losses[k] for k in "SAL"},
+                        **{
+                            k: nan if r.losses[k] is None else r.losses[k]
+                            for k in layout.proto.losses
+                        },
                     }
                 )
             )
@@ -661,15 +901,29 @@ def losses(method: str, task: str, *, root: Root = None) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def stats(
+def task_stats(
     method: str, task: str | TaskRef, loss: str | None = None, *, root: Root = None
 ) -> StatsResult:
-    """``delve stats``: estimated expected loss of ``method`` on one task, its SE and
-    SD components, raw and standardised."""
+    """``delve stats``: the estimated expected loss of ``method`` on one task, its SE and
+    SD components, raw and standardised.
+
+    Parameters
+    ----------
+    method : str
+    task : str or TaskRef
+        One task.
+    loss : str, optional
+        Default: the task's first loss (S, or Z on a classification task).
+
+    Returns
+    -------
+    StatsResult
+        The fields of ``delve stats --json``.
+    """
     from .analysis.task import task_summary
     from .methods.registry import method_spec
 
-    ws = workspace(root)
+    ws = workspace_dirs(root)
     method_spec(ws, method)
     return task_summary(ws, method, _one_ref(ws, task), _loss(loss))
 
@@ -684,12 +938,30 @@ def compare(
     root: Root = None,
 ) -> ComparisonResult:
     """``delve compare``: the paired comparison A - B on one task (t-test, hierarchical
-    design; Lindman's quasi-F, 2-way design). ``bayes``: also the posterior mass on the
-    other side of 0 (eq. 2.16; on a 2-way task its extension, described in ``bayes_note``)."""
+    design; Lindman's quasi-F, 2-way design; the corrected resampled t-test for published
+    realisations).
+
+    Parameters
+    ----------
+    a, b : str
+        The methods (A - B).
+    task : str or TaskRef
+        One task.
+    loss : str, optional
+        Default: the task's first loss.
+    bayes : bool
+        Also the posterior mass on the other side of 0 (eq. 2.16; on a 2-way task its
+        extension, described in ``bayes_note``).
+
+    Returns
+    -------
+    ComparisonResult
+        The fields of ``delve compare --json``.
+    """
     from .analysis.task import task_comparison
     from .methods.registry import method_spec
 
-    ws = workspace(root)
+    ws = workspace_dirs(root)
     method_spec(ws, a)
     method_spec(ws, b)
     return task_comparison(ws, a, b, _one_ref(ws, task), _loss(loss), bayes)
@@ -698,13 +970,18 @@ def compare(
 def posterior_plot(
     a: str, b: str, task: str, loss: str | None = None, *, root: Root = None
 ) -> list[Path]:
-    """Draw the posterior density of A - B on one task (thesis Fig. 2.3) into
-    ``results/plots/posterior-A-vs-B-<task>-<loss>.{png,svg}``; returns the files."""
+    """Draw the posterior density of A - B on one task (thesis Fig. 2.3).
+
+    Returns
+    -------
+    list of Path
+        ``results/plots/posterior-A-vs-B-<task>-<loss>.{png,svg}``.
+    """
     from .analysis.task import paired_losses
     from .report.posterior_plot import write_posterior_plot
     from .stats.bayes import posterior
 
-    ws = workspace(root)
+    ws = workspace_dirs(root)
     ref = _one_ref(ws, task)
     pl = paired_losses(ws, a, b, ref, _loss(loss))
     post = posterior(pl.difference())
@@ -717,14 +994,14 @@ def posterior_plot(
     return write_posterior_plot(post, pl.st.scale, title, pl.loss, stem)
 
 
-def shared_tasks(ws: _Workspace, a: str, b: str) -> list[TaskRef]:
+def shared_tasks(ws: WorkspaceDirs, a: str, b: str) -> list[TaskRef]:
     """Tasks on which both methods have every instance complete."""
-    from .run.status import study_status
+    from .run.status import result_status
 
     complete = [
         {
             r.task
-            for r in study_status(ws, [m])
+            for r in result_status(ws, [m])
             if r.done and not (r.failed or r.missing or r.corrupt)
         }
         for m in (a, b)
@@ -742,14 +1019,31 @@ def comparisons(
     root: Root = None,
     skipped: list[str] | None = None,
 ) -> list[ComparisonResult]:
-    """:func:`compare` on each task (default: every task where both have all instances).
+    """:func:`compare` on each task.
 
-    ``skipped``: a list to receive one line per named task that cannot be compared (e.g.
-    one method has no results there), instead of raising, as long as one task can."""
+    Parameters
+    ----------
+    a, b : str
+        The methods (A - B).
+    tasks : str or sequence of str, optional
+        Default: every task where both have all instances.
+    loss : str, optional
+        Default: each task's first loss.
+    bayes : bool
+        As for :func:`compare`.
+    skipped : list of str, optional
+        Receives one line per named task that cannot be compared (e.g. one method has no
+        results there), instead of raising, as long as one task can.
+
+    Returns
+    -------
+    list of ComparisonResult
+        One per task, in task order.
+    """
     from .analysis.task import task_comparison
     from .methods.registry import method_spec
 
-    ws = workspace(root)
+    ws = workspace_dirs(root)
     method_spec(ws, a)
     method_spec(ws, b)
     refs = task_refs(ws, tasks) if tasks else shared_tasks(ws, a, b)
@@ -800,19 +1094,30 @@ def results(
 ) -> pd.DataFrame:
     """Estimated expected losses with SEs, one row per method, task and loss.
 
-    Defaults: every method with results, every task where any of them has results, each
-    task's first loss (S, or Z on classification tasks); a task lacking a loss asked for
-    has no row for it.
-    Columns (``RESULT_COLUMNS``): raw ``mean``/``se`` and their standardised values;
-    ``status`` says why a row has no numbers (``not run``, ``too few`` instances,
-    ``no loss``) or whether some instances are absent (``partial``); a partial row uses
-    the instances it has, as ``delve report`` does."""
+    Parameters
+    ----------
+    methods : str or sequence of str, optional
+        Default: every method with results.
+    tasks : str or sequence of str, optional
+        Default: every task where any of them has results.
+    loss : str or sequence of str, optional
+        Default: each task's first loss (S, or Z on classification tasks); a task lacking
+        a loss asked for has no row for it.
+
+    Returns
+    -------
+    pandas.DataFrame of shape (methods x tasks x losses, 12)
+        Columns ``RESULT_COLUMNS``: raw ``mean``/``se`` and their standardised values;
+        ``status`` says why a row has no numbers (``not run``, ``too few`` instances,
+        ``no loss``) or whether some instances are absent (``partial``); a partial row
+        uses the instances it has, as ``delve report`` does.
+    """
     import pandas as pd
 
     from .analysis.collect import method_cell, result_tasks, select_methods
     from .analysis.task import default_loss, layout_of, task_standardizer
 
-    ws = workspace(root)
+    ws = workspace_dirs(root)
     ms = select_methods(ws, _names(methods) or None)
     refs = task_refs(ws, tasks) if tasks else result_tasks(ws, ms)
     rows = []
@@ -845,7 +1150,7 @@ def results(
     return df
 
 
-def report(
+def make_report(
     names: str | Sequence[str] | None = None,
     *,
     methods: str | Sequence[str] | None = None,
@@ -857,14 +1162,36 @@ def report(
     unit: str = "prototask",
     root: Root = None,
 ) -> ReportFiles:
-    """``delve report``: tables (md, csv, tex), DELVE diagrams (``plot``) and index.html
-    for the prototasks or tasks ``names`` (default: every task with results), returned
-    with absolute paths (in a notebook: links and the plots inline); ``losses``
-    None: S, and Z on classification tasks. ``correction`` (holm, bh), ``posthoc``
-    (nemenyi, holm) and ``unit`` (prototask, task) set the rankings' tests."""
+    """``delve report``: tables (md, csv, tex), DELVE diagrams and index.html.
+
+    Parameters
+    ----------
+    names : str or sequence of str, optional
+        Prototasks or tasks; default: every task with results.
+    methods : str or sequence of str, optional
+        Default: every method with results.
+    losses : str or sequence of str, optional
+        Default: S, and Z on classification tasks.
+    out : str or Path, optional
+        Output folder (default: the result store).
+    plot : bool
+        Also the DELVE diagrams and the critical-difference diagram.
+    correction : {"holm", "bh"}
+        Multiple-test correction of the rankings' per-task tests.
+    posthoc : {"nemenyi", "holm", "wilcoxon"}
+        The post-hoc test after Friedman's.
+    unit : {"prototask", "task"}
+        The independent unit of the rankings.
+
+    Returns
+    -------
+    ReportFiles
+        Tables, plots and index as absolute paths (in a notebook: links, plots inline),
+        and the warnings.
+    """
     from .report import write_report
 
-    ws = workspace(root)
+    ws = workspace_dirs(root)
     return write_report(
         ws,
         _names(names),
@@ -876,3 +1203,443 @@ def report(
         posthoc=posthoc,
         unit=unit,
     ).absolute()
+
+
+# ---- the regression gate, power, the self-test, data ---------------------------------
+
+
+def check_results(
+    baseline: str | Path | None = None,
+    names: Sequence[str] = (),
+    *,
+    losses: Sequence[str] = (),
+    margin: float = 0.01,
+    alpha: float = ALPHA,
+    with_study: str | None = None,
+    accept_changed: Sequence[str] = (),
+    root: Root = None,
+) -> CheckResult:
+    """``delve check``: the regression gate. Compare the workspace's results with those
+    in ``baseline`` (a workspace or its results directory), or with study ``with_study``'s
+    committed results, task by task with the design's paired test of current - baseline.
+
+    Parameters
+    ----------
+    baseline : str or Path, optional
+        The baseline workspace or results folder; give it or ``with_study``, not both.
+    names : sequence of str
+        Methods and tasks (shorthands, globs) to check; default: everything in the baseline
+        (with ``with_study``: the study's methods that the workspace has results of).
+    losses : sequence of str
+        Losses to check, each on the tasks that have it; default S and Z.
+    margin : float
+        Tolerated worsening: a fraction of the baseline's expected loss (S, A, Z, Q), nats
+        (L).
+    alpha : float
+        Level of the Holm-adjusted tests.
+    with_study : str, optional
+        A study whose committed results are the baseline.
+    accept_changed : sequence of str
+        Methods whose spec changed on purpose since the baseline: judged on their losses.
+
+    Returns
+    -------
+    CheckResult
+        One row per method, task and loss; ``failed`` says whether the gate fails.
+    """
+    from .analysis.collect import result_methods
+    from .analysis.gate import baseline_tree, check, check_margin
+    from .methods.registry import method_names
+
+    ws = workspace_dirs(root)
+    margin = check_margin(margin)
+    if (baseline is None) == (with_study is None):
+        raise DelveError("give a BASELINE_ROOT or --with STUDY (one of them)")
+    if with_study:
+        from .study.beside import study_baseline
+
+        base = study_baseline(ws, with_study)
+    else:
+        assert baseline is not None
+        base = baseline_tree(ws, baseline)
+    known = set(result_methods(base)) | set(result_methods(ws))
+    try:
+        known |= set(method_names(ws))
+    except Exception:  # a broken method YAML must not stop the gate from naming methods
+        pass
+    methods = [n for n in names if n in known]
+    tasks = [n for n in names if n not in known]
+    refs = task_refs(ws, tasks) if tasks else None
+    if with_study and not methods:
+        methods = [m for m in result_methods(ws) if m in set(result_methods(base))]
+        if not methods:
+            raise DelveError(
+                f"no results here of a method of study {with_study}; run one first, e.g. "
+                f"`delve run {result_methods(base)[0]} --study {with_study}`"
+            )
+    wanted = tuple(x for x in _names(losses) if _loss(x)) or DEFAULT_LOSSES
+    return check(ws, base, methods or None, refs, wanted, alpha, margin, tuple(accept_changed))
+
+
+def comparison_power(
+    a: str,
+    b: str,
+    task: str | TaskRef,
+    loss: str = "S",
+    *,
+    delta: float | str | None = None,
+    alpha: float = ALPHA,
+    target: float = 0.8,
+    root: Root = None,
+) -> PowerAnalysis:
+    """``delve power``: the power of the comparison A - B on one task to detect a
+    difference, and the instances and test cases that would give ``target`` power within
+    the prototask's cases.
+
+    Parameters
+    ----------
+    a, b : str
+        The methods compared (A - B).
+    task : str or TaskRef
+        One task.
+    loss : str
+        The loss (default S).
+    delta : float or str, optional
+        The difference to detect: standardised (as ``compare`` gives it), or ``"N%"`` of
+        B's expected loss; default: the observed difference.
+    alpha, target : float
+        The test's level and the power to plan for.
+
+    Returns
+    -------
+    PowerAnalysis
+        The variance components, the power of this design, and the designs for ``target``.
+    """
+    from .analysis.advice import power_analysis
+    from .methods.registry import method_spec
+
+    ws = workspace_dirs(root)
+    method_spec(ws, a)
+    method_spec(ws, b)
+    refs = task_refs(ws, task)
+    if len(refs) != 1:
+        raise DelveError(
+            f"{task!r} names {len(refs)} tasks; give one, e.g. {refs[0].full_name}"
+            if refs
+            else f"{task!r} names no task"
+        )
+    text = None if delta is None else str(delta)
+    return power_analysis(ws, a, b, refs[0], _loss(loss) or "S", text, alpha, target)
+
+
+#: simulated studies per setting of the full self-test (the quick one has its own)
+SELFTEST_STUDIES = 5000
+
+
+def run_selftest(
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    studies: int | None = None,
+    plots: bool = True,
+    out: str | Path | None = None,
+    root: Root = None,
+) -> SelftestResult:
+    """``delve selftest``: simulate losses with no true difference for both designs, the
+    type-I error rate of each test, and recompute the golden numbers of the thesis and of
+    DELVE's mstats.
+
+    Parameters
+    ----------
+    quick : bool
+        The headline cases only (seconds).
+    seed : int
+        The simulation's seed.
+    studies : int, optional
+        Simulated studies per setting; default 5000 (quick: 10000 for the t-test, 2000
+        otherwise).
+    plots : bool
+        Draw the p-value histograms (thesis Figs. 2.5, 2.6) into ``out`` (default
+        ``results/plots``).
+
+    Returns
+    -------
+    SelftestResult
+        The rates per setting and test, the golden numbers, ``passed`` and the ``plots``.
+    """
+    from .stats.selftest import selftest
+
+    res = selftest(quick=quick, seed=seed, studies=studies or (None if quick else SELFTEST_STUDIES))
+    if not plots:
+        return res
+    from .report.nullplots import write_null_histograms
+
+    target = Path(out) if out is not None else workspace_dirs(root).results / "plots"
+    written = write_null_histograms(res, target)
+    return dataclasses.replace(res, plots=tuple(str(p) for p in written))
+
+
+def fetch_datasets(
+    names: str | Sequence[str],
+    *,
+    on_fetched: Callable[[Fetched], None] | None = None,
+    root: Root = None,
+) -> list[Fetched]:
+    """``delve fetch``: download the datasets ``names`` into the user cache and verify
+    their sha256; a verified copy already present is left alone. Every name is checked
+    before anything is downloaded.
+
+    Parameters
+    ----------
+    names : str or sequence of str
+        Dataset names.
+    on_fetched : callable, optional
+        Called with each dataset's :class:`~delve_bench.data.fetch.Fetched` as soon as it is
+        done (a download can take a while).
+
+    Returns
+    -------
+    list of Fetched
+        Per dataset: ``generated``, ``verified``, ``unverifiable`` (no sha256 in its spec)
+        or ``fetched``, and the file.
+    """
+    from .data import dataset_spec
+    from .data.fetch import fetch_missing
+
+    ws = workspace_dirs(root)
+    specs = [dataset_spec(ws, n) for n in _names(names)]  # every name known first
+    out = []
+    for spec in specs:
+        f = fetch_missing(spec)
+        if on_fetched is not None:
+            on_fetched(f)
+        out.append(f)
+    return out
+
+
+def generate_splits(
+    prototasks: str | Sequence[str] = (),
+    *,
+    check: bool = False,
+    on_done: Callable[[Generated], None] | None = None,
+    root: Root = None,
+) -> list[Generated]:
+    """``delve gen``: make Random-order and the index files of every task of
+    ``prototasks`` (``dataset`` or ``dataset/prototask``; default: all), or with ``check``
+    only verify them.
+
+    Parameters
+    ----------
+    prototasks : str or sequence of str
+        Datasets (each of its prototasks) or ``dataset/prototask`` names.
+    check : bool
+        Write nothing; an existing file that differs from what its seed gives is an error.
+    on_done : callable, optional
+        Called with each prototask's result as soon as it is done.
+
+    Returns
+    -------
+    list of Generated
+        Per prototask: its task layouts and the files written and removed.
+    """
+    from .data import dataset_names
+    from .tasks.instances import generate
+    from .tasks.spec import prototask_names, prototask_spec
+
+    ws = workspace_dirs(root)
+    targets = []
+    for name in _names(prototasks) or dataset_names(ws):
+        ds, _, pt = name.strip("/").partition("/")
+        for p in [pt] if pt else prototask_names(ws, ds):
+            targets.append(prototask_spec(ws, ds, p))
+    out = []
+    for proto in targets:
+        done = generate(ws, proto, check_only=check)
+        if on_done is not None:
+            on_done(done)
+        out.append(done)
+    return out
+
+
+# ---- studies --------------------------------------------------------------------------
+
+
+def study_run(
+    name: str,
+    *,
+    methods: Sequence[str] = (),
+    jobs: int = 1,
+    dask: str | None = None,
+    retry_failed: bool = False,
+    progress: bool = False,
+    on_group: Callable[[MethodPlan, int], None] | None = None,
+    root: Root = None,
+) -> StudyRunSummary:
+    """``delve study run``: run or resume every missing job of study ``name`` (only
+    ``methods`` of it, when given), method by method, packing the results after each.
+
+    Parameters
+    ----------
+    name : str
+        The study (``studies/<name>.yaml``) or the path of a study file.
+    methods : sequence of str
+        Only these of its methods (and their snapshots); default: all.
+    jobs, dask :
+        Jobs at a time, or a Dask scheduler (``local[:N]`` starts one).
+    on_group : callable, optional
+        Called with each method's plan and its number of jobs before they run.
+
+    Returns
+    -------
+    StudyRunSummary
+        Jobs run, the failures and their CPU time.
+    """
+    from .study.run import StudyRunSummary, run_study
+    from .study.spec import load_study
+
+    ws = workspace_dirs(root)
+    st = load_study(ws, name)
+    outcomes = run_study(
+        ws, st, jobs, dask, retry_failed, progress=progress, on_group=on_group, methods=methods
+    )
+    return StudyRunSummary.of(st.name, outcomes)
+
+
+def study_status(name: str, *, root: Root = None) -> StudyStatus:
+    """``delve study status``: per method and snapshot of study ``name``, the instances
+    done, stale, failed and missing, the CPU used and an estimate of the CPU left.
+
+    Returns
+    -------
+    StudyStatus
+        ``rows`` (one :class:`~delve_bench.study.run.Progress` per result), the totals and
+        the size of the committed files.
+    """
+    from .study.run import study_status as status_of
+    from .study.spec import load_study
+
+    ws = workspace_dirs(root)
+    return status_of(ws, load_study(ws, name))
+
+
+def study_report(name: str, *, root: Root = None) -> StudyReport:
+    """``delve study report``: pack new results, then write the tables and figures of
+    study ``name`` into ``results/<study>/report/``.
+
+    Returns
+    -------
+    StudyReport
+        The folder, the files written (relative to it) and the warnings.
+    """
+    from .study.report import write_study_report
+    from .study.spec import load_study
+
+    ws = workspace_dirs(root)
+    return write_study_report(ws, load_study(ws, name))
+
+
+def study_report_check(name: str, *, root: Root = None) -> ReportCheck:
+    """``delve study report --check``: regenerate study ``name``'s report from its
+    committed results into a temporary folder and compare it with the committed one.
+
+    Returns
+    -------
+    ReportCheck
+        The files that differ, are missing or are no longer made (``identical``: none).
+    """
+    from .study.report import ReportCheck, check_study_report
+    from .study.spec import load_study
+
+    ws = workspace_dirs(root)
+    st = load_study(ws, name)
+    return ReportCheck(what=f"study {st.name}", differs=tuple(check_study_report(ws, st)))
+
+
+def study_leaderboard(
+    names: str | Sequence[str],
+    *,
+    out: str | Path | None = None,
+    check: bool = False,
+    root: Root = None,
+) -> StudyReport | ReportCheck:
+    """``delve study leaderboard``: every method of studies ``names`` on the tasks they
+    all share, from their committed results, into ``out`` (relative to the workspace;
+    default ``results/leaderboard``). ``check``: regenerate into a temporary folder and
+    compare instead (a :class:`~delve_bench.study.report.ReportCheck`)."""
+    from .study.leaderboard import DEFAULT_OUT, check_leaderboard, write_leaderboard
+    from .study.report import ReportCheck
+    from .study.spec import load_study
+
+    ws = workspace_dirs(root)
+    studies = [load_study(ws, n) for n in dict.fromkeys(_names(names))]
+    folder = Path(out) if out is not None else DEFAULT_OUT
+    if check:
+        what = f"leaderboard of {', '.join(s.name for s in studies)}"
+        return ReportCheck(what=what, differs=tuple(check_leaderboard(ws, studies, folder)))
+    return write_leaderboard(ws, studies, folder)
+
+
+def study_verify(
+    name: str,
+    *,
+    alpha: float = 0.01,
+    margin: float = 0.2,
+    progress: Callable[[str], None] | None = None,
+    root: Root = None,
+) -> Verification:
+    """``delve study verify``: the CI checks of study ``name``: committed losses match
+    their recorded sha256, the report regenerates byte-identically, sample reruns
+    reproduce the committed losses.
+
+    Parameters
+    ----------
+    alpha : float
+        Level of the rerun test of the methods with a CPU budget.
+    margin : float
+        Such a rerun fails only when significantly worse than the committed loss times
+        1 + ``margin``.
+    progress : callable, optional
+        Called with a line before each step.
+
+    Returns
+    -------
+    Verification
+        Every check; ``ok`` when none failed.
+    """
+    from .study.spec import load_study
+    from .study.verify import Verification, verify_study
+
+    ws = workspace_dirs(root)
+    st = load_study(ws, name)
+    checks = verify_study(ws, st, alpha, margin, progress=progress)
+    return Verification(study=st.name, checks=tuple(checks))
+
+
+def study_unpack(name: str, *, root: Root = None) -> Unpacked:
+    """``delve study unpack``: write the committed results of study ``name`` in the
+    ordinary layout into ``results/<study>/runs`` (the analyses read them in place with
+    ``--with``; this is for tools that read result folders).
+
+    Returns
+    -------
+    Unpacked
+        How many instances were written, from where, to where.
+    """
+    from .study.beside import unpack_study
+    from .study.spec import load_study
+
+    ws = workspace_dirs(root)
+    return unpack_study(ws, load_study(ws, name))
+
+
+# ---- the names these functions had before 0.2 (docs/api.md, "Older names") ----------
+# each is the function above, under the name that is also a subpackage of delve_bench
+
+datasets = list_datasets
+tasks = list_tasks
+methods = list_methods
+run = run_methods
+execute = execute_plan
+losses = loss_table
+stats = task_stats
+report = make_report

@@ -40,11 +40,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .data.encoding import abs_dev
+from .defaults import CLASSIFICATION_LOSSES, REGRESSION_LOSSES
 
-REGRESSION_LOSSES = ("S", "A", "L")
-CLASSIFICATION_LOSSES = ("Z", "Q", "L")
-LOSSES = REGRESSION_LOSSES  # the regression default, kept for callers that predate Z and Q
-ALL_LOSSES = ("S", "A", "L", "Z", "Q")
 LOSS_NAMES = {
     "S": "Squared error",
     "A": "Absolute error",

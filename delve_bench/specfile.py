@@ -78,30 +78,32 @@ def _show(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def read_yaml(path: Path) -> dict[str, Any]:
-    """The mapping held by the YAML file ``path`` (an empty file is an empty mapping)."""
+def read_yaml(path: Path, shown: Path | None = None) -> dict[str, Any]:
+    """The mapping held by the YAML file ``path`` (an empty file is an empty mapping);
+    errors name it ``shown`` (default: ``path``)."""
+    where = path if shown is None else shown
     try:
         text = path.read_bytes().decode("utf-8")
     except OSError as e:
-        raise DelveError(f"{path}: cannot read ({e.strerror or e})") from None
+        raise DelveError(f"{where}: cannot read ({e.strerror or e})") from None
     except UnicodeDecodeError:
-        raise DelveError(f"{path}: not a UTF-8 text file") from None
+        raise DelveError(f"{where}: not a UTF-8 text file") from None
     try:
         raw = load_yaml(text)
     except yaml.YAMLError as e:
-        raise DelveError(f"{path}: not valid YAML ({str(e).splitlines()[0]})") from None
+        raise DelveError(f"{where}: not valid YAML ({str(e).splitlines()[0]})") from None
     except (ValueError, TypeError, OverflowError, RecursionError) as e:
         # the safe loader's constructors (dates, numbers) and very deep nesting
-        raise DelveError(f"{path}: not valid YAML ({type(e).__name__}: {e})") from None
+        raise DelveError(f"{where}: not valid YAML ({type(e).__name__}: {e})") from None
     if raw is None:
         return {}
     if not isinstance(raw, dict):
         raise DelveError(
-            f"{path}: expected a mapping of keys to values, got a {type(raw).__name__}"
+            f"{where}: expected a mapping of keys to values, got a {type(raw).__name__}"
         )
     for key in raw:
         if not isinstance(key, str):
-            raise DelveError(f"{path}: key {_show(key)} is not a name")
+            raise DelveError(f"{where}: key {_show(key)} is not a name")
     return raw
 
 

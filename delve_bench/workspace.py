@@ -40,8 +40,10 @@ class Reference:
 
 
 @dataclass(frozen=True)
-class Workspace:
-    """A DELVE workspace rooted at ``root`` (``--root`` / ``DELVE_ROOT`` / cwd).
+class WorkspaceDirs:
+    """Where a DELVE workspace rooted at ``root`` (``--root`` / ``DELVE_ROOT`` / cwd) keeps
+    its specs and results: what every layer below the API is handed. (The API's
+    :class:`delve_bench.api.Workspace` wraps one and adds the commands as methods.)
 
     ``results_dir`` (``--results`` / ``DELVE_RESULTS``) puts the result store somewhere
     other than ``root/results``, e.g. a study's own ``results/<study>/``; specs still come
@@ -58,22 +60,22 @@ class Workspace:
 
     @classmethod
     def from_env(
-        cls, root: str | os.PathLike | Workspace | None = None, results: str | None = None
-    ) -> Workspace:
-        if isinstance(root, Workspace):  # already resolved (e.g. handed to a worker)
+        cls, root: str | os.PathLike | WorkspaceDirs | None = None, results: str | None = None
+    ) -> WorkspaceDirs:
+        if isinstance(root, WorkspaceDirs):  # already resolved (e.g. handed to a worker)
             return root
         # "~" is the user's home, never a folder named "~" in the current directory
         root = Path(root or os.environ.get("DELVE_ROOT") or os.getcwd()).expanduser().resolve()
         results = results or os.environ.get("DELVE_RESULTS")
         return cls(root, (root / Path(results).expanduser()).resolve() if results else None)
 
-    def with_results(self, results: str | os.PathLike) -> Workspace:
+    def with_results(self, results: str | os.PathLike) -> WorkspaceDirs:
         """The same specs with the result store at ``results`` (relative to the root)."""
-        return Workspace(self.root, (self.root / results).resolve())
+        return WorkspaceDirs(self.root, (self.root / results).resolve())
 
-    def with_reference(self, reference: Reference | None) -> Workspace:
+    def with_reference(self, reference: Reference | None) -> WorkspaceDirs:
         """The same workspace reading ``reference``'s committed results beside its own."""
-        return Workspace(self.root, self.results_dir, reference)
+        return WorkspaceDirs(self.root, self.results_dir, reference)
 
     def spec_dirs(self, kind: str) -> list[Path]:
         """Directories searched for ``kind`` specs (datasets, tasks, methods), in order."""

@@ -26,17 +26,17 @@ def pytest_collection_modifyitems(items):
 @pytest.fixture
 def ws(tmp_path):
     """An empty workspace: built-in specs, results written under tmp_path."""
-    from delve_bench.workspace import Workspace
+    from delve_bench.workspace import WorkspaceDirs
 
-    return Workspace(tmp_path)
+    return WorkspaceDirs(tmp_path)
 
 
 @pytest.fixture(scope="module")
 def ws_module(tmp_path_factory):
     """An empty workspace shared by a module's tests (built-in specs only)."""
-    from delve_bench.workspace import Workspace
+    from delve_bench.workspace import WorkspaceDirs
 
-    return Workspace(tmp_path_factory.mktemp("ws"))
+    return WorkspaceDirs(tmp_path_factory.mktemp("ws"))
 
 
 @pytest.fixture
@@ -80,9 +80,9 @@ def instance():
     """``instance(task="kin-8nm/std.64", i=0)``: the harness' encoded instance
     (:class:`delve_bench.run.EncodedInstance`) from the shipped data."""
     from delve_bench.run import load_instance
-    from delve_bench.workspace import Workspace
+    from delve_bench.workspace import WorkspaceDirs
 
     def load(task: str = "kin-8nm/std.64", i: int = 0):
-        return load_instance(Workspace.from_env(), task, i)
+        return load_instance(WorkspaceDirs.from_env(), task, i)
 
     return load

@@ -51,7 +51,7 @@ def test_losses_are_the_per_case_files_as_one_dataframe(study):
     np.testing.assert_array_equal(got["S"].to_numpy(), f["S"].to_numpy())
     np.testing.assert_array_equal(got["L"].to_numpy(), f["L"].to_numpy())
     # a name that means several tasks gives all of them; the module function is the same
-    both = api.losses("knn-cv-1", "boston", root=study.root)
+    both = api.loss_table("knn-cv-1", "boston", root=study.root)
     assert set(both["task"]) == {"boston/price/std.32"} and len(both) == 8 * 250
 
 
@@ -275,7 +275,7 @@ def test_tasks_list_their_losses_classification_or_regression(tmp_path):
     """`delve tasks` says which losses a task has, so which methods fit it (`delve
     methods` lists the losses each serves): Z Q L for a class target, S A L for a real one."""
     by_task = {
-        t.task: t for t in api.tasks(["ripley", "banana/ida", "kin-8nm/std.64"], root=tmp_path)
+        t.task: t for t in api.list_tasks(["ripley", "banana/ida", "kin-8nm/std.64"], root=tmp_path)
     }
     assert by_task["ripley/orig/std.250"].losses == ["Z", "Q", "L"]
     assert by_task["ripley/orig/std.250"].design == "fixed"
@@ -289,3 +289,73 @@ def test_tasks_list_their_losses_classification_or_regression(tmp_path):
         *("published", "splits"),
     ]
     assert lines[2].split()[-5:] == ["S", "A", "L", "DELVE's", "own"]
+
+
+# ---- the API covers every command; no name means two things ----------------------------
+
+
+def test_no_api_name_is_also_a_subpackage_and_the_older_names_still_work():
+    import importlib.util
+
+    import delve_bench
+
+    clash = [n for n in api.__all__ if importlib.util.find_spec(f"delve_bench.{n}") is not None]
+    assert clash == []
+    assert sorted(delve_bench._API - {"datasets"}) == sorted(api.__all__)
+    old = {"datasets": "list_datasets", "tasks": "list_tasks", "methods": "list_methods"}
+    old |= {"run": "run_methods", "execute": "execute_plan", "losses": "loss_table"}
+    old |= {"stats": "task_stats", "report": "make_report"}
+    assert all(getattr(api, a) is getattr(api, b) for a, b in old.items())
+    assert api.CheckResult.__module__ == "delve_bench.analysis.gate"
+
+
+def test_check_results_is_what_delve_check_prints(study, tmp_path):
+    import shutil
+
+    from delve_bench.report.commands import format_check
+
+    shutil.copytree(study.results_dir, tmp_path / "base" / "results")
+    res = api.check_results(tmp_path / "base", root=study)
+    assert not res.failed and len(res.rows) == 4  # 2 methods x 2 tasks, loss S (no Z here)
+    assert {r.status for r in res.rows} == {"unchanged"}
+    assert repr(res) == f"CheckResult(ok against {tmp_path / 'base' / 'results'}: 4 unchanged)"
+    assert invoke(study, "check", str(tmp_path / "base")) == format_check(res)
+    one = api.check_results(tmp_path / "base", ["lin-1", "kin-8nm/std.64"], root=study)
+    assert [(r.method, r.task) for r in one.rows] == [("lin-1", "kin-8nm/dist/std.64")]
+    with pytest.raises(api.DelveError, match="one of them"):
+        api.check_results(root=study)
+
+
+def test_comparison_power_is_the_power_record(study):
+    pa = api.comparison_power("knn-cv-1", "lin-1", "kin-8nm/std.64", root=study)
+    assert (pa.design, pa.instances, pa.test_cases, pa.delta_source) == (
+        "hierarchical",
+        8,
+        512,
+        "observed",
+    )
+    assert repr(pa).startswith("PowerAnalysis(knn-cv-1 - lin-1 on kin-8nm/dist/std.64, loss S: ")
+    doc = json.loads(invoke(study, "power", "knn-cv-1", "lin-1", "kin-8nm/std.64", "--json"))
+    assert {k: v for k, v in doc.items() if k not in ("kind", "schema_version")} == json.loads(
+        json.dumps(pa.to_dict())
+    )
+    given = study.power("knn-cv-1", "lin-1", "kin-8nm/std.64", delta=0.05)
+    assert given.delta == 0.05 and given.delta_source == "given"
+
+
+def test_fetch_datasets_leaves_a_verified_copy_alone(study):
+    seen = []
+    got = api.fetch_datasets(["boston", "hwang-g1"], on_fetched=seen.append, root=study)
+    assert [f.state for f in got] == ["verified", "generated"] and seen == got
+    assert got[0].path is not None and got[0].path.name == "boston.data.gz"
+    assert repr(got[1]) == "Fetched(hwang-g1: generated)"
+    with pytest.raises(api.DelveError, match="bostn"):
+        api.fetch_datasets(["boston", "bostn"], root=study)
+
+
+def test_generate_splits_checks_a_generated_prototask(tmp_path):
+    done = []
+    (g,) = api.generate_splits("hwang-g1/clean", check=True, on_done=done.append, root=tmp_path)
+    assert done == [g] and g.prototask == "hwang-g1/clean" and g.checked
+    assert (g.written, g.removed) == ((), ())
+    assert repr(g).startswith("Generated(hwang-g1/clean: ") and "0 files written" in repr(g)

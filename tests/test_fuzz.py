@@ -23,11 +23,12 @@ from delve_bench.errors import DelveError
 from delve_bench.methods.registry import _parse_file as parse_method
 from delve_bench.run.store import instance_state, read_instance
 from delve_bench.specfile import read_yaml
+from delve_bench.study.spec import load_study
 from delve_bench.tasks import instances as instances_mod
 from delve_bench.tasks.names import parse_instances
 from delve_bench.tasks.spec import _parse_file as parse_prototask
 from delve_bench.tasks.spec import prototask_spec
-from delve_bench.workspace import Workspace, builtin_root
+from delve_bench.workspace import WorkspaceDirs, builtin_root
 
 FUZZ = settings(
     max_examples=150,
@@ -123,7 +124,7 @@ def ws():
         shutil.copy(src / rel, root / rel)
     shutil.copytree(src / "tasks/boston", root / "tasks/boston")
     (root / "methods").mkdir()
-    yield Workspace(root)
+    yield WorkspaceDirs(root)
     shutil.rmtree(root)
 
 
@@ -167,6 +168,27 @@ def test_method_specs(ws, content):
     if spec is not None:  # a parsed budget always gives a budget
         _never_a_traceback(spec.make_budget, 64, "cpu", 0.05)
         _never_a_traceback(spec.make_budget, 64, "work")
+
+
+STUDY = b"""description: fuzz
+defaults: {budget_mode: work, time_scale: 0.05}
+methods:
+  lin-1: {cpu_estimate: {64: 0.01}, skip_sizes: [1024]}
+  mlp-mc-1: {budget_mode: cpu, time_scale: 0.005, snapshots: [0.0625, 0.25], hard_limit: 3600}
+tasks: [kin-8nm, boston/price]
+losses: {default: [S], boston/price: [S, A, L]}
+displays: [diagrams, {scaling: [kin-8nm]}]
+claims: [thesis]
+"""
+
+
+@FUZZ
+@given(content=hostile(STUDY))
+def test_study_files(ws, content):
+    shutil.copy(builtin_root() / "tasks/kin-8nm/dist.yaml", ws.root / "tasks/kin-8nm/dist.yaml")
+    (ws.root / "studies").mkdir(exist_ok=True)
+    (ws.root / "studies" / "fuzz.yaml").write_bytes(content)
+    _never_a_traceback(load_study, ws, "fuzz")
 
 
 @FUZZ
@@ -226,7 +248,7 @@ def test_published_splits_files(ws, content, monkeypatch, tmp_path_factory):
     (data / "ripley.splits").write_bytes(content)
     monkeypatch.setenv("DELVE_DATA_PATH", str(data))
     instances_mod.read_splits.cache_clear()
-    proto = prototask_spec(Workspace(builtin_root()), "ripley", "orig")
+    proto = prototask_spec(WorkspaceDirs(builtin_root()), "ripley", "orig")
     proto = dataclasses.replace(proto, splits="ripley.splits", splits_sha256=None)
     got = _never_a_traceback(instances_mod.read_splits, ws, proto)
     if got is not None:

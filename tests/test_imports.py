@@ -106,7 +106,7 @@ def test_numerics_is_a_leaf():
 #: sub-modules; the longest name that matches places a module).
 LAYERS: tuple[tuple[tuple[str, ...], ...], ...] = (
     (
-        ("errors", "rng", "specfile", "workspace", "records", "_lazy", "_html"),
+        ("errors", "rng", "specfile", "workspace", "records", "defaults", "_lazy", "_html"),
         ("numerics",),
     ),
     (("data",),),
@@ -117,7 +117,8 @@ LAYERS: tuple[tuple[tuple[str, ...], ...], ...] = (
     (("study.spec", "study.pack", "study.beside"),),  # study definitions, committed results
     (("analysis",),),
     (("report",),),
-    (("study",), ("api",)),
+    (("study",),),
+    (("api",),),
     (("cli", "__main__"),),
 )
 
@@ -159,19 +160,22 @@ def test_no_import_points_upwards():
 def test_the_layer_check_finds_an_upward_import():
     graph = {
         "delve_bench.stats.summary": {"delve_bench.analysis.collect", "delve_bench.losses"},
-        "delve_bench.api": {"delve_bench.study.report", "delve_bench.study.beside"},
+        "delve_bench.study.report": {"delve_bench.api", "delve_bench.report.tables"},
+        "delve_bench.tasks.spec": {"delve_bench.methods.registry", "delve_bench.data"},
         "delve_bench.study.pack": {"delve_bench.run.store"},
     }
     assert _upward(graph) == {
         ("delve_bench.stats.summary", "delve_bench.analysis.collect"),
-        ("delve_bench.api", "delve_bench.study.report"),  # siblings
+        ("delve_bench.study.report", "delve_bench.api"),
+        ("delve_bench.tasks.spec", "delve_bench.methods.registry"),  # siblings
     }
 
 
 def test_stats_reads_no_files():
     """``stats`` is numerics on arrays: it may use the losses' standardisation and the
-    foundation's errors, never the workspace, data files, tasks or the result store."""
+    foundation's errors and defaults, never the workspace, data files, tasks or the result store."""
     allowed = ("delve_bench.stats", "delve_bench.losses", "delve_bench.errors", "delve_bench._")
+    allowed += ("delve_bench.defaults",)
     graph = _graph(_modules())
     outside = {
         (m, n)

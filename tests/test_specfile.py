@@ -11,7 +11,7 @@ from delve_bench.errors import DelveError
 from delve_bench.methods.registry import checked_method, method_names, method_spec
 from delve_bench.tasks.instances import task_layout
 from delve_bench.tasks.spec import prototask_spec
-from delve_bench.workspace import Workspace
+from delve_bench.workspace import WorkspaceDirs
 
 TINY = """name: tiny
 cases: 40
@@ -61,7 +61,7 @@ def tiny(tmp_path, monkeypatch):
         (tmp_path / "tasks" / "tiny" / "p.yaml").write_text(proto)
         (tmp_path / "methods" / method_file).write_text(method)
         (data / "tiny.data").write_text("\n".join(rows or _rows()) + "\n")
-        return Workspace(tmp_path)
+        return WorkspaceDirs(tmp_path)
 
     return write
 

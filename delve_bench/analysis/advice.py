@@ -18,17 +18,17 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from ..defaults import ALPHA
 from ..errors import DelveError
 from ..stats.power import Design, VarianceComponents, power, sample_size
 from ..stats.results import ComparisonResult, PValue
 from ..stats.tests import compare_test
 from ..tasks.instances import kept_cases
 from ..tasks.names import TaskRef
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 from .task import paired_losses
 
 TARGET = 0.8
-ALPHA = 0.05
 
 
 def components_of(c: ComparisonResult) -> VarianceComponents:
@@ -101,6 +101,13 @@ class PowerAnalysis(PValue):
     min_instances: int
     notes: tuple[str, ...]
 
+    def __repr__(self) -> str:
+        return (
+            f"PowerAnalysis({self.method_a} - {self.method_b} on {self.task}, loss {self.loss}: "
+            f"power {self.power:.2f} at a difference of {self.delta:.4g} ({self.delta_source}) "
+            f"with {self.instances} instances x {self.test_cases} test cases)"
+        )
+
     def to_dict(self) -> dict:
         return asdict(self)
 
@@ -123,7 +130,7 @@ def parse_delta(text: str | None) -> tuple[float | None, bool]:
 
 
 def power_analysis(
-    ws: Workspace,
+    ws: WorkspaceDirs,
     method_a: str,
     method_b: str,
     ref: TaskRef,

@@ -27,7 +27,7 @@ from ..errors import DelveError, suggest
 from ..run.store import read_task_results
 from ..stats.summary import compare, summarize
 from ..tasks.names import TaskRef
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 from .task import budget_settings, layout_of, paired_instances, task_standardizer
 
 if TYPE_CHECKING:
@@ -43,7 +43,6 @@ THESIS_ORDER = (
     "gp-mc-1",
     "mlp-mc-1",
 )
-SIGNIFICANCE = 0.05
 REPORT_DIRS = ("tables", "plots")  # generated output inside results/, never a method
 
 
@@ -53,7 +52,7 @@ def method_order(methods: Iterable[str]) -> list[str]:
     return [m for m in THESIS_ORDER if m in ms] + sorted(ms - set(THESIS_ORDER))
 
 
-def result_methods(ws: Workspace) -> list[str]:
+def result_methods(ws: WorkspaceDirs) -> list[str]:
     """Methods with at least one task directory under results/, and those read from the
     reference study (``--with``), in display order."""
     from ..run.sources import reference_methods
@@ -68,7 +67,7 @@ def result_methods(ws: Workspace) -> list[str]:
     return method_order(found + reference_methods(ws))
 
 
-def result_tasks(ws: Workspace, methods: Iterable[str]) -> list[TaskRef]:
+def result_tasks(ws: WorkspaceDirs, methods: Iterable[str]) -> list[TaskRef]:
     """Tasks holding any result of ``methods`` (:func:`~delve_bench.run.sources.method_tasks`)."""
     from ..run.sources import method_tasks
 
@@ -248,7 +247,7 @@ def model_size(meta: dict) -> float | None:
     return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
 
 
-def method_cell(ws: Workspace, method: str, ref: TaskRef, layout, loss: str, st) -> MethodCell:
+def method_cell(ws: WorkspaceDirs, method: str, ref: TaskRef, layout, loss: str, st) -> MethodCell:
     """Read one method's instances of a task and summarise those that have ``loss``."""
     results, states = read_task_results(ws, method, ref, layout)
     common: dict[str, Any] = dict(
@@ -298,7 +297,7 @@ def pair_cell(a: MethodCell, b: MethodCell, design: str, st, n_train: int) -> Pa
     )
 
 
-def task_report(ws: Workspace, ref: TaskRef, methods: list[str], loss: str) -> TaskReport:
+def task_report(ws: WorkspaceDirs, ref: TaskRef, methods: list[str], loss: str) -> TaskReport:
     layout = layout_of(ws, ref)
     st = task_standardizer(ws, layout, loss)
     cells = {m: method_cell(ws, m, ref, layout, loss, st) for m in methods}
@@ -317,7 +316,7 @@ def task_report(ws: Workspace, ref: TaskRef, methods: list[str], loss: str) -> T
     )
 
 
-def select_methods(ws: Workspace, requested: list[str] | None) -> list[str]:
+def select_methods(ws: WorkspaceDirs, requested: list[str] | None) -> list[str]:
     """The methods to report, in display order: the requested ones (each must be a known
     method or have results), else every method with results."""
     available = result_methods(ws)
@@ -335,7 +334,7 @@ def select_methods(ws: Workspace, requested: list[str] | None) -> list[str]:
 
 
 def collect(
-    ws: Workspace,
+    ws: WorkspaceDirs,
     refs: list[TaskRef] | None,
     methods: list[str],
     loss: str,

@@ -41,6 +41,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats as sps
 
+from ..defaults import ALPHA, DEFAULT_LOSSES
 from ..errors import DelveError
 from ..run.store import InstanceResult, read_instance, read_task_results, result_dir, task_instances
 from ..stats.anova import anova
@@ -48,15 +49,14 @@ from ..stats.multiple import adjust
 from ..stats.resampled import corrected_resampled_t_test
 from ..stats.tests import TestResult, compare_test
 from ..tasks.names import TaskRef
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 from .task import layout_of, task_standardizer
 
 MARGIN = 0.01
-ALPHA = 0.05
 
 
 @dataclass(frozen=True)
-class ResultsTree(Workspace):
+class ResultsTree(WorkspaceDirs):
     """The workspace's specs with another ``results/`` directory (the baseline)."""
 
     results_dir: Path = Path("results")
@@ -66,7 +66,7 @@ class ResultsTree(Workspace):
         return self.results_dir
 
 
-def baseline_tree(ws: Workspace, path: str | Path) -> ResultsTree:
+def baseline_tree(ws: WorkspaceDirs, path: str | Path) -> ResultsTree:
     """A baseline given as a workspace (with ``results/``) or as a results directory."""
     p = Path(path).expanduser().resolve()
     if not p.is_dir():
@@ -132,6 +132,15 @@ class CheckResult:
     @property
     def failed(self) -> bool:
         return bool(self.worse or self.missing or self.changed_spec)
+
+    def __repr__(self) -> str:
+        counts: dict[str, int] = {}
+        for r in self.rows:
+            counts[r.status] = counts.get(r.status, 0) + 1
+        summary = ", ".join(f"{n} {s}" for s, n in counts.items())
+        return (
+            f"CheckResult({'FAILED' if self.failed else 'ok'} against {self.baseline}: {summary})"
+        )
 
     def to_dict(self) -> dict:
         return {
@@ -319,11 +328,11 @@ def check_margin(margin: float) -> float:
 
 
 def check(
-    ws: Workspace,
-    baseline: str | Path | Workspace,
+    ws: WorkspaceDirs,
+    baseline: str | Path | WorkspaceDirs,
     methods: list[str] | None = None,
     refs: list[TaskRef] | None = None,
-    losses: tuple[str, ...] = ("S", "Z"),
+    losses: tuple[str, ...] = DEFAULT_LOSSES,
     alpha: float = ALPHA,
     margin: float = MARGIN,
     accept_changed: tuple[str, ...] = (),
@@ -338,7 +347,7 @@ def check(
     margin = check_margin(margin)
     if not (0 < alpha < 1):  # NaN fails this too
         raise DelveError(f"--alpha {alpha!r}: must be a number between 0 and 1")
-    base = baseline if isinstance(baseline, Workspace) else baseline_tree(ws, baseline)
+    base = baseline if isinstance(baseline, WorkspaceDirs) else baseline_tree(ws, baseline)
     label = (
         f"study {base.reference.name} ({base.results})"
         if base.reference is not None
@@ -386,7 +395,7 @@ def check(
     return CheckResult(baseline=label, alpha=alpha, margin=margin, rows=tuple(final))
 
 
-def _new_rows(ws: Workspace, method: str, refs: list[TaskRef] | None) -> list[CheckRow]:
+def _new_rows(ws: WorkspaceDirs, method: str, refs: list[TaskRef] | None) -> list[CheckRow]:
     """One row per task of a method with results here but none in the baseline."""
     from .collect import result_tasks
 

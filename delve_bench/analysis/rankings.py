@@ -27,9 +27,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..defaults import ALPHA
 from ..stats.multiple import adjust
 from ..stats.ranking import Friedman, block_ranks, friedman, groups
-from .collect import SIGNIFICANCE, PrototaskReport, TaskReport
+from .collect import PrototaskReport, TaskReport
 
 UNITS = ("prototask", "task")
 
@@ -239,7 +240,7 @@ def rankings(
     unit: str = "prototask",
     correction: str = "holm",
     posthoc: str = "nemenyi",
-    alpha: float = SIGNIFICANCE,
+    alpha: float = ALPHA,
 ) -> Rankings:
     """Corrected per-task tests, per-unit verdicts, and the Friedman test over units."""
     if unit not in UNITS:

@@ -25,14 +25,14 @@ from ..stats.summary import compare, summarize
 from ..tasks.instances import TaskLayout, task_layout
 from ..tasks.names import TaskRef
 from ..tasks.spec import prototask_spec
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 
 
-def layout_of(ws: Workspace, ref: TaskRef) -> TaskLayout:
+def layout_of(ws: WorkspaceDirs, ref: TaskRef) -> TaskLayout:
     return task_layout(ws, prototask_spec(ws, ref.dataset, ref.prototask), ref.size)
 
 
-def pooled_test_targets(ws: Workspace, layout: TaskLayout) -> np.ndarray:
+def pooled_test_targets(ws: WorkspaceDirs, layout: TaskLayout) -> np.ndarray:
     """The raw test targets of every instance pooled (the common test set once)."""
     proto = layout.proto
     values = load_dataset(ws, proto.dataset).values[:, proto.targets[0]]
@@ -41,7 +41,7 @@ def pooled_test_targets(ws: Workspace, layout: TaskLayout) -> np.ndarray:
     return values[np.concatenate([i.test for i in layout.instances])]
 
 
-def task_standardizer(ws: Workspace, layout: TaskLayout, loss: str) -> Standardizer:
+def task_standardizer(ws: WorkspaceDirs, layout: TaskLayout, loss: str) -> Standardizer:
     """The task's standardisation of ``loss``; a one-line error for a loss the task lacks."""
     check_loss(layout, loss)
     return standardizer(loss, pooled_test_targets(ws, layout), layout.proto.categorical)
@@ -71,7 +71,7 @@ class LossMatrix(NamedTuple):
 
 
 def loss_matrix(
-    ws: Workspace, method: str, ref: TaskRef, layout: TaskLayout, loss: str
+    ws: WorkspaceDirs, method: str, ref: TaskRef, layout: TaskLayout, loss: str
 ) -> LossMatrix:
     """The finished instances' ``loss`` losses; an error if fewer than 2 or any corrupt."""
     results, states = read_task_results(ws, method, ref, layout)
@@ -142,7 +142,9 @@ def _common(ref: TaskRef, layout: TaskLayout, loss: str, used: list[int], states
     }
 
 
-def task_summary(ws: Workspace, method: str, ref: TaskRef, loss: str | None = None) -> StatsResult:
+def task_summary(
+    ws: WorkspaceDirs, method: str, ref: TaskRef, loss: str | None = None
+) -> StatsResult:
     """Estimated expected loss of ``method`` on a task, with SE and variance components;
     ``loss`` None: the task's first loss (S, or Z for classification)."""
     layout = layout_of(ws, ref)
@@ -191,7 +193,7 @@ class PairedLosses:
 
 
 def paired_losses(
-    ws: Workspace, method_a: str, method_b: str, ref: TaskRef, loss: str | None = None
+    ws: WorkspaceDirs, method_a: str, method_b: str, ref: TaskRef, loss: str | None = None
 ) -> PairedLosses:
     """Read both methods' losses on ``ref``, paired on the instances both have
     (:func:`paired_instances`, the rule ``delve report`` uses too). ``loss`` None: the
@@ -231,7 +233,7 @@ def paired_losses(
 
 
 def task_comparison(
-    ws: Workspace,
+    ws: WorkspaceDirs,
     method_a: str,
     method_b: str,
     ref: TaskRef,

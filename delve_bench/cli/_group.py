@@ -20,11 +20,14 @@ from typing import Any
 
 import click
 
-from ..workspace import Workspace
+from ..defaults import ALL_LOSSES, CLASSIFICATION_LOSSES, DEFAULT_LOSSES, REGRESSION_LOSSES
+from ..workspace import WorkspaceDirs
 
-LOSS = click.Choice(["S", "A", "L", "Z", "Q"])
+LOSS = click.Choice(list(ALL_LOSSES))
 LOSS_HELP = (
-    "Loss: S|A|L (regression), Z|Q|L (classification).  [default: S, or Z on classification tasks]"
+    f"Loss: {'|'.join(REGRESSION_LOSSES)} (regression), {'|'.join(CLASSIFICATION_LOSSES)} "
+    f"(classification).  [default: {DEFAULT_LOSSES[0]}, or {DEFAULT_LOSSES[1]} on "
+    "classification tasks]"
 )
 
 #: bumped when a key of a ``--json`` record changes meaning or disappears (docs/json.md)
@@ -97,7 +100,7 @@ def executor_options(dask_help: str) -> Callable:
     return decorate
 
 
-def _ws(ctx: click.Context) -> Workspace:
+def _ws(ctx: click.Context) -> WorkspaceDirs:
     return ctx.obj["ws"]
 
 
@@ -147,7 +150,7 @@ def _set_root(ctx: click.Context, param: click.Parameter, value: str | None) -> 
     _existing_root(value)
     if value is not None:
         obj = ctx.ensure_object(dict)
-        obj["ws"] = Workspace.from_env(value, obj.get("results"))
+        obj["ws"] = WorkspaceDirs.from_env(value, obj.get("results"))
 
 
 class DelveGroup(click.Group):
@@ -197,7 +200,7 @@ def cli(ctx: click.Context, root: str | None, results: str | None) -> None:
     """delve-bench: compare learning methods on DELVE tasks with valid statistics."""
     from_env = ctx.get_parameter_source("root") == click.core.ParameterSource.ENVIRONMENT
     _existing_root(root, "DELVE_ROOT=" if from_env else "--root")
-    ctx.obj = {"ws": Workspace.from_env(root, results), "results": results}
+    ctx.obj = {"ws": WorkspaceDirs.from_env(root, results), "results": results}
 
 
 # ---- JSON ----------------------------------------------------------------------------
@@ -283,9 +286,9 @@ def warn_broken(items: list, what: str) -> None:
 # ---- shell completion ----------------------------------------------------------------
 
 
-def _completion_ws(ctx: click.Context) -> Workspace:
+def _completion_ws(ctx: click.Context) -> WorkspaceDirs:
     root = ctx.find_root().params.get("root") or os.environ.get("DELVE_ROOT")
-    return Workspace.from_env(root)
+    return WorkspaceDirs.from_env(root)
 
 
 def _items(prefix: str, names: Iterable[str]) -> list:

@@ -47,7 +47,7 @@ def stats(ctx: click.Context, method, task_names, loss, output) -> None:
     ws = _ws(ctx)
     api.method(method, root=ws)  # an unknown method fails before any task is read
     refs = resolve_tasks(ws, task_names)
-    results = (api.stats(method, r, loss, root=ws) for r in refs)
+    results = (api.task_stats(method, r, loss, root=ws) for r in refs)
     emit("stats", results, output, lambda rs: "\n".join(map(format_summary, rs)))
 
 
@@ -222,7 +222,7 @@ def report(
     from .. import api
 
     methods_list = [m.strip() for m in methods_.split(",") if m.strip()] if methods_ else None
-    res = api.report(
+    res = api.make_report(
         list(prototasks),
         methods=methods_list,
         losses=loss or None,

@@ -7,8 +7,9 @@ import sys
 
 import click
 
+from ..defaults import BUDGET_MODES, DEFAULT_BUDGET_MODE, DEFAULT_TIME_SCALE
 from ..errors import DelveError
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 from ._group import (
     POSITIVE,
     _ws,
@@ -24,7 +25,7 @@ from ._group import (
 
 
 def _split_run_args(
-    ws: Workspace, args: tuple[str, ...], tasks_needed: bool = True
+    ws: WorkspaceDirs, args: tuple[str, ...], tasks_needed: bool = True
 ) -> tuple[list[str], list[str]]:
     from ..data import dataset_names
     from ..errors import suggest
@@ -123,14 +124,15 @@ def _memory_limit(text: str | None, concurrent: int) -> int | None:
 @click.option("--instances", help="Only these instances, e.g. 0,2-4.")
 @choice_option(
     "--budget-mode",
-    ["cpu", "work"],
+    [DEFAULT_BUDGET_MODE, *(m for m in BUDGET_MODES if m != DEFAULT_BUDGET_MODE)],
     "cpu: CPU seconds from the method's rule; work: a fixed, deterministic amount of work.",
 )
 @click.option(
     "--time-scale",
     type=POSITIVE,
     default=None,
-    help="Multiply the 1996 CPU budgets by this (default 0.05: a modern core is ~20x the thesis').",
+    help=f"Multiply the 1996 CPU budgets by this (default {DEFAULT_TIME_SCALE:g}: a modern core "
+    "is ~20x the thesis').",
 )
 @executor_options(
     "Run on a Dask cluster: a scheduler address, or local[:N] to start a LocalCluster."
@@ -254,7 +256,7 @@ def run(
             err=True,
         )
     try:
-        summary = api.execute(
+        summary = api.execute_plan(
             p,
             root=ws,
             progress=not quiet and output is None and sys.stderr.isatty(),
@@ -303,11 +305,11 @@ def run(
 @click.pass_context
 def status(ctx: click.Context, names, output) -> None:
     """Done / failed / corrupt / missing instances per method and task, with failure reasons."""
+    from .. import api
     from ..data import dataset_names
     from ..errors import suggest
     from ..methods.registry import method_names
     from ..report.listing import format_status
-    from ..run.status import study_status
 
     ws = _ws(ctx)
     if names:
@@ -319,4 +321,4 @@ def status(ctx: click.Context, names, output) -> None:
                 f"{suggest(first, methods_known | set(dataset_names(ws)))}; "
                 "`delve methods` and `delve tasks` list them"
             )
-    emit("status", study_status(ws, list(names)), output, format_status)
+    emit("status", api.status(None, list(names), root=ws), output, format_status)

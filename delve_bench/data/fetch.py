@@ -1,4 +1,5 @@
-"""``delve fetch``: download a dataset's file from its spec's sources into the user cache.
+"""``delve fetch``: download a dataset's file from its spec's sources into the user cache
+(:func:`fetch_missing`: only when no verified copy is here; :func:`fetch`: always).
 
 A source is ``{url: ..., member: ...}``; ``member`` names the file inside a tar archive
 (DELVE distributed ``<family>/<name>.tar.gz`` holding ``Dataset.data.gz``). The content
@@ -15,6 +16,7 @@ import tarfile
 import tempfile
 import urllib.request
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DelveError
@@ -90,3 +92,35 @@ def present(spec: DatasetSpec) -> tuple[Path | None, str]:
     if not spec.sha256:
         return path, "unverifiable"
     return path, "verified" if sha256(read_bytes(path)) == spec.sha256 else "wrong"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Fetched:
+    """What ``delve fetch`` did for one dataset: ``state`` is ``generated`` (made by the
+    package, nothing to fetch), ``verified`` (a copy with the spec's sha256 is here),
+    ``unverifiable`` (a copy is here and the spec has no sha256) or ``fetched``; ``path``
+    is the copy found or written (None for a generated dataset)."""
+
+    dataset: str
+    state: str
+    path: Path | None
+
+    def __repr__(self) -> str:
+        return f"Fetched({self.dataset}: {self.state}{f', {self.path}' if self.path else ''})"
+
+
+def fetch_missing(spec: DatasetSpec, opener: Opener | None = None) -> Fetched:
+    """Fetch ``spec``'s file into the user cache unless a usable copy is here already. A
+    copy outside the cache with the wrong sha256 is an error: a download would not be used
+    while it hides it."""
+    if spec.generated:
+        return Fetched(dataset=spec.name, state="generated", path=None)
+    path, state = present(spec)
+    if state in ("verified", "unverifiable"):
+        return Fetched(dataset=spec.name, state=state, path=path)
+    if state == "wrong" and path is not None and path.parent != cache_dir():
+        raise DelveError(
+            f"{path} does not have the sha256 of {spec.name} and would hide a download; "
+            "remove it or take its directory out of DELVE_DATA_PATH"
+        )
+    return Fetched(dataset=spec.name, state="fetched", path=fetch(spec, opener))

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DelveError
-from ..workspace import Workspace, cache_dir, shipped_data_dir
+from ..workspace import WorkspaceDirs, cache_dir, shipped_data_dir
 from . import hwang
 from .spec import DatasetSpec, dataset_spec
 
@@ -255,7 +255,7 @@ def _check_sha256(spec: DatasetSpec, content: bytes, where: str) -> None:
 _VERIFIED: set[tuple] = set()
 
 
-def verify_dataset(ws: Workspace, name: str) -> None:
+def verify_dataset(ws: WorkspaceDirs, name: str) -> None:
     """Check that dataset ``name`` is there and intact, as cheaply as that can be known.
 
     A file whose spec declares a sha256 is checksummed only (its content is then exactly
@@ -273,7 +273,7 @@ def verify_dataset(ws: Workspace, name: str) -> None:
         _VERIFIED.add(key)
 
 
-def load_dataset(ws: Workspace, name: str) -> Dataset:
+def load_dataset(ws: WorkspaceDirs, name: str) -> Dataset:
     """Load, verify (sha256) and parse dataset ``name``; cached per process."""
     spec = dataset_spec(ws, name)
     if spec.generator is not None:  # spec.generated

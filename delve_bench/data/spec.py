@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..errors import DelveError, suggest
 from ..specfile import Fields, read_yaml
-from ..workspace import Workspace, spec_files
+from ..workspace import WorkspaceDirs, spec_files
 
 KINDS = ("real", "integer", "binary", "nominal")
 
@@ -212,11 +212,11 @@ def _parse(path: Path) -> DatasetSpec:
     )
 
 
-def _spec_files(ws: Workspace) -> dict[str, Path]:
+def _spec_files(ws: WorkspaceDirs) -> dict[str, Path]:
     return spec_files(reversed(ws.spec_dirs("datasets")))  # workspace overrides built-in
 
 
-def dataset_names(ws: Workspace) -> list[str]:
+def dataset_names(ws: WorkspaceDirs) -> list[str]:
     """All dataset names known in the workspace (and built in)."""
     return sorted(_spec_files(ws))
 
@@ -224,7 +224,7 @@ def dataset_names(ws: Workspace) -> list[str]:
 _CACHE: dict[tuple[Path, int], DatasetSpec] = {}
 
 
-def dataset_spec(ws: Workspace, name: str) -> DatasetSpec:
+def dataset_spec(ws: WorkspaceDirs, name: str) -> DatasetSpec:
     """The spec of dataset ``name``; a one-line error with close names when unknown."""
     files = _spec_files(ws)
     if name not in files:

@@ -19,6 +19,8 @@ from typing import Protocol
 
 import numpy as np
 
+from ..defaults import CLASSIFICATION_LOSSES, REGRESSION_LOSSES
+
 LOG2PI = float(np.log(2 * np.pi))
 
 
@@ -331,7 +333,7 @@ class Method(ABC):
     (from the method YAML) and implement :meth:`fit` and :meth:`predict`."""
 
     #: losses the method can serve; 'L' needs a predictive density
-    losses: tuple[str, ...] = ("S", "A", "L")
+    losses: tuple[str, ...] = REGRESSION_LOSSES
     #: True to receive raw (un-encoded) inputs and targets
     wants_raw: bool = False
     #: True when the method implements :meth:`snapshot` (``METHOD@F`` from one run)
@@ -393,7 +395,7 @@ class Classifier(Method):
     """Base class of classification plugins: ``fit`` receives class codes 0 .. C-1 with
     ``C = len(ctx.classes)``; ``predict`` returns :meth:`Prediction.of_probs`."""
 
-    losses: tuple[str, ...] = ("Z", "Q", "L")
+    losses: tuple[str, ...] = CLASSIFICATION_LOSSES
     #: largest number of classes the method handles (2: two-class methods)
     max_classes: int | None = None
 

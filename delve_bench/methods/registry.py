@@ -33,15 +33,19 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
+from ..defaults import (
+    BUDGET_KEYS,
+    BUDGET_MODES,
+    CPU_BUDGET_KEYS,
+    DEFAULT_TIME_SCALE,
+    WORK_BUDGET_KEYS,
+)
 from ..errors import DelveError, suggest
 from ..specfile import Fields, read_yaml
-from ..workspace import Workspace, spec_files
+from ..workspace import WorkspaceDirs, spec_files
 from .base import Budget, Method
 
-#: a modern core does in 1 CPU second what the thesis' 200 MHz R4400 did in 20
-DEFAULT_TIME_SCALE = 0.05
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
-_BUDGET_KEYS = ("cpu_per_case", "cpu_fixed", "cpu_cap", "work", "work_per_case", "work_cap")
 
 
 def split_fraction(name: str) -> tuple[str, float | None]:
@@ -187,8 +191,8 @@ class MethodSpec:
             if cap is not None:
                 secs = min(secs, float(cap))
             return Budget(mode="cpu", cpu_seconds=secs * time_scale * self.fraction)
-        if mode != "work":
-            raise DelveError(f"budget mode must be cpu or work, not {mode!r}")
+        if mode not in BUDGET_MODES:
+            raise DelveError(f"budget mode must be {' or '.join(BUDGET_MODES)}, not {mode!r}")
         work = b.get("work")
         per = b.get("work_per_case")
         if work is None and per is None:
@@ -205,17 +209,9 @@ def _num(x) -> str:
     return f"{x:g}" if isinstance(x, float) else str(x)
 
 
-#: the keys a method spec may have, and those of its ``budget``
+#: the keys a method spec may have (those of its ``budget``: defaults.BUDGET_KEYS)
 KEYS = ("name", "plugin", "params", "budget", "summary", "description", "version")
-BUDGET_KEYS = (
-    "cpu_per_case",
-    "cpu_fixed",
-    "cpu_cap",
-    "work",
-    "work_per_case",
-    "work_cap",
-    "hard_limit",
-)
+_WHOLE_BUDGET_KEYS = ("work", "work_cap")
 _PLUGIN = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 _PARAM = re.compile(r"^[A-Za-z_]\w*$")
 _PARSED: dict[tuple[Path, int], MethodSpec] = {}
@@ -237,14 +233,13 @@ def _budget(f: Fields) -> dict:
     if b is None:
         return {}
     out: dict = {}
-    for k in ("cpu_per_case", "cpu_fixed", "cpu_cap", "work_per_case"):
-        if k in b:
-            out[k] = b.number(k)
-    for k in ("work", "work_cap"):
-        if k in b:
+    for k in (k for k in BUDGET_KEYS if k in b):
+        if k == "hard_limit":
+            out[k] = b.number(k, positive=True)
+        elif k in _WHOLE_BUDGET_KEYS:  # a number of work units
             out[k] = b.whole(k, minimum=0)
-    if "hard_limit" in b:
-        out["hard_limit"] = b.number("hard_limit", positive=True)
+        else:  # CPU seconds, or work units per training case
+            out[k] = b.number(k)
     return out
 
 
@@ -286,23 +281,23 @@ def _entry_point_specs() -> dict[str, MethodSpec]:
     return out
 
 
-def _method_files(ws: Workspace) -> dict[str, Path]:
+def _method_files(ws: WorkspaceDirs) -> dict[str, Path]:
     """Method YAML files by name (the file name); the workspace's override the built-ins.
     Nothing is parsed here, so a broken file only breaks the commands that use it."""
     return spec_files(reversed(ws.spec_dirs("methods")))
 
 
-def method_names(ws: Workspace) -> list[str]:
+def method_names(ws: WorkspaceDirs) -> list[str]:
     return sorted(set(_entry_point_specs()) | set(_method_files(ws)))
 
 
-def method_spec(ws: Workspace, name: str) -> MethodSpec:
+def method_spec(ws: WorkspaceDirs, name: str) -> MethodSpec:
     """The spec of method ``name`` (or ``METHOD@F``); a one-line error with close names
     when unknown."""
     base, fraction = split_fraction(name)
     if fraction is not None:
         spec = method_spec(ws, base)
-        if not any(spec.budget.get(k) is not None for k in _BUDGET_KEYS):
+        if not any(spec.budget.get(k) is not None for k in CPU_BUDGET_KEYS + WORK_BUDGET_KEYS):
             raise DelveError(f"{name!r}: {base} has no budget to take a fraction of")
         return dataclasses.replace(spec, name=name, base=base, fraction=fraction)
     if not _NAME.match(name):
@@ -318,7 +313,7 @@ def method_spec(ws: Workspace, name: str) -> MethodSpec:
     )
 
 
-def checked_method(ws: Workspace, name: str) -> MethodSpec:
+def checked_method(ws: WorkspaceDirs, name: str) -> MethodSpec:
     """The spec of ``name`` with its plugin imported and instantiated once, so that a plugin
     that cannot be imported or refuses its parameters is one error before any job runs."""
     spec = method_spec(ws, name)

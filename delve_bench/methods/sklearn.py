@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..defaults import CLASSIFICATION_LOSSES
 from .base import FitContext, Method, Prediction
 
 
@@ -70,7 +71,7 @@ class SklearnClassifier(SklearnRegressor):
         The number of classes of the task.
     """
 
-    losses = ("Z", "Q", "L")
+    losses = CLASSIFICATION_LOSSES
 
     def fit(self, X: np.ndarray, y: np.ndarray, ctx: FitContext) -> None:
         self.n_classes_ = len(ctx.classes) or int(np.max(y)) + 1

@@ -29,7 +29,7 @@ from ..analysis.rankings import rankings
 from ..errors import DelveError
 from ..run.output import write_file
 from ..tasks.names import resolve_tasks
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 from . import tables as tb
 from .classification import error_records, error_table
 from .html import LossSummary, Section, render_index
@@ -49,7 +49,7 @@ from .rankings import (
 @dataclass
 class ReportFiles:
     """What ``write_report`` wrote (paths relative to ``out``; the API's
-    :func:`~delve_bench.api.report` makes them absolute) and what it warns about."""
+    :func:`~delve_bench.api.make_report` makes them absolute) and what it warns about."""
 
     out: Path
     tables: list[str] = field(default_factory=list)
@@ -100,7 +100,7 @@ def _partial_warnings(r: PrototaskReport) -> list[str]:
 
 
 def write_report(
-    ws: Workspace,
+    ws: WorkspaceDirs,
     names: list[str] | None = None,
     methods: list[str] | None = None,
     losses: tuple[str, ...] | None = None,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import textwrap
 from typing import TYPE_CHECKING
 
+from ..defaults import DEFAULT_TIME_SCALE
 from .plaintext import (
     SKIP_REASONS,
     estimate_line,
@@ -97,7 +98,8 @@ def format_methods(items: list[MethodInfo], width: int = 100) -> str:
             ) or [indent + "-"]
     out += [
         "",
-        "Budget rules: cpu seconds of the 1996 machine (x --time-scale, default 0.05) in "
+        "Budget rules: cpu seconds of the 1996 machine (x --time-scale, default "
+        f"{DEFAULT_TIME_SCALE:g}) in "
         "--budget-mode cpu, work units in --budget-mode work; jobs are killed at 2 x the cpu "
         "budget + 60 s unless a hard limit is given. `delve methods NAME` describes one.",
     ]

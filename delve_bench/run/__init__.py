@@ -8,15 +8,15 @@ files others read (reports, packed results).
 
 from .instance import EncodedInstance, load_instance
 from .job import Job, Outcome, RunOptions
-from .runner import Plan, RunInterrupted, plan_jobs, run_jobs
+from .runner import JobPlan, RunInterrupted, plan_jobs, run_jobs
 from .store import InstanceResult, read_task_results, result_dir
 
 __all__ = [
     "EncodedInstance",
     "InstanceResult",
     "Job",
+    "JobPlan",
     "Outcome",
-    "Plan",
     "RunInterrupted",
     "RunOptions",
     "load_instance",

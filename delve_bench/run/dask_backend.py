@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..errors import DelveError
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 from .isolate import RunOne, run_isolated
 from .job import Job, Limits, Outcome, RunOptions
 
@@ -44,7 +44,7 @@ def _client(address: str):
 def run_on_dask(
     address: str,
     run_one: RunOne,
-    root: str | Workspace,
+    root: str | WorkspaceDirs,
     jobs: list[Job],
     options: RunOptions,
     limits: Callable[[Job], Limits],

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..methods.registry import method_spec
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 from .job import Job
 
 
@@ -101,7 +101,7 @@ class _Record:
     budget_cpu: float | None  # the CPU budget the run had (cpu mode)
 
 
-def _history(ws: Workspace, method: str) -> list[_Record]:
+def _history(ws: WorkspaceDirs, method: str) -> list[_Record]:
     """CPU seconds of every finished instance of ``method`` recorded in its meta.json."""
     out = []
     for p in (ws.results / method).glob("*/*/std.*/*/meta.json"):
@@ -150,7 +150,7 @@ def _from_history(recs: list[_Record], task: str, n: int, mode: str) -> tuple[fl
 
 
 def job_cpu(
-    ws: Workspace,
+    ws: WorkspaceDirs,
     job: Job,
     n_train: int,
     mode: str,
@@ -185,7 +185,7 @@ def schedule(costs: Iterable[float], workers: int) -> float:
     return max(free)
 
 
-def _basis(ws: Workspace, method: str, mine: list, mode: str, time_scale: float) -> str:
+def _basis(ws: WorkspaceDirs, method: str, mine: list, mode: str, time_scale: float) -> str:
     """How a method's numbers were obtained, in words (``mine``: (n, cpu, source) per job)."""
     count: dict[str, int] = defaultdict(int)
     for _, _, src in mine:
@@ -209,7 +209,7 @@ def _basis(ws: Workspace, method: str, mine: list, mode: str, time_scale: float)
 
 
 def estimate(
-    ws: Workspace,
+    ws: WorkspaceDirs,
     jobs: list[Job],
     sizes: dict,
     mode: str,

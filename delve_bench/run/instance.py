@@ -16,7 +16,7 @@ from ..errors import DelveError
 from ..tasks.instances import Instance, task_layout
 from ..tasks.names import TaskRef, resolve_tasks
 from ..tasks.spec import prototask_spec
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ class EncodedInstance:
         return self.coding.target(self.y_test)
 
 
-def _ref(ws: Workspace, task: TaskRef | str) -> TaskRef:
+def _ref(ws: WorkspaceDirs, task: TaskRef | str) -> TaskRef:
     if isinstance(task, TaskRef):
         return task
     refs = resolve_tasks(ws, [task])
@@ -80,12 +80,12 @@ def _ref(ws: Workspace, task: TaskRef | str) -> TaskRef:
     return refs[0]
 
 
-def load_instance(ws: Workspace, task: TaskRef | str, i: int) -> EncodedInstance:
+def load_instance(ws: WorkspaceDirs, task: TaskRef | str, i: int) -> EncodedInstance:
     """Instance ``i`` of ``task`` with DELVE's default coding fitted on its training set.
 
     Parameters
     ----------
-    ws : Workspace
+    ws : WorkspaceDirs
         Where the specs, index files and data are found.
     task : TaskRef or str
         The task, e.g. ``"kin-8nm/std.256"``.

@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable
 from multiprocessing.connection import Connection
 from typing import Any, cast
 
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 from .job import (
     Job,
     Limits,
@@ -47,7 +47,7 @@ from .job import (
 )
 
 #: the function an executor runs for one job: ``(root, job, options) -> Outcome``; root is
-#: the workspace directory or a Workspace (one with its result store elsewhere)
+#: the workspace directory or a WorkspaceDirs (one with its result store elsewhere)
 RunOne = Callable[[Any, Job, RunOptions], Outcome]
 
 _CTX = None
@@ -166,7 +166,7 @@ class _Worker:
         life.close()
 
     def send(
-        self, run_one: RunOne, root: str | Workspace, job: Job, options: RunOptions, lim: Limits
+        self, run_one: RunOne, root: str | WorkspaceDirs, job: Job, options: RunOptions, lim: Limits
     ):
         self.conn.send((run_one, (root, job, options), lim))
 
@@ -188,12 +188,17 @@ class _Worker:
 
 
 def _died(
-    w: _Worker, root: str | Workspace, job: Job, options: RunOptions, lim: Limits, timed_out: bool
+    w: _Worker,
+    root: str | WorkspaceDirs,
+    job: Job,
+    options: RunOptions,
+    lim: Limits,
+    timed_out: bool,
 ) -> Outcome:
     """The outcome of a job whose worker died or was killed at its wall-clock limit."""
     w.kill()
     code = w.proc.exitcode
-    ws = Workspace.from_env(root)
+    ws = WorkspaceDirs.from_env(root)
     if timed_out:
         reason = f"killed at the wall-clock hard limit of {lim.wall:.1f} s"
     elif code == -signal.SIGXCPU:
@@ -217,7 +222,7 @@ def _died(
 
 def run_pool(
     run_one: RunOne,
-    root: str | Workspace,
+    root: str | WorkspaceDirs,
     jobs: Iterable[Job],
     options: RunOptions,
     limits: Callable[[Job], Limits],
@@ -283,7 +288,7 @@ def run_pool(
     except BaseException:
         for w, _job, _, _ in running.values():  # stop now; a rerun redoes these jobs
             w.kill()
-        ws = Workspace.from_env(root)
+        ws = WorkspaceDirs.from_env(root)
         for _, job, _, _ in running.values():
             discard_partial(ws, job)
         raise
@@ -311,7 +316,7 @@ def shutdown_workers() -> None:
 
 
 def run_isolated(
-    run_one: RunOne, root: str | Workspace, job: Job, options: RunOptions, lim: Limits
+    run_one: RunOne, root: str | WorkspaceDirs, job: Job, options: RunOptions, lim: Limits
 ) -> Outcome:
     """Run ``job`` in this thread's worker process under its hard limits (a Dask task)."""
     ctx = _context()

@@ -32,13 +32,14 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from .. import __version__
+from ..defaults import CLASSIFICATION_LOSSES, DEFAULT_BUDGET_MODE, DEFAULT_TIME_SCALE, BudgetMode
 from ..losses import case_losses, class_losses
 from ..methods.base import Budget, FitContext, Method, Prediction
-from ..methods.registry import DEFAULT_TIME_SCALE, fraction_name, method_spec
+from ..methods.registry import fraction_name, method_spec
 from ..rng import derived_seed
 from ..tasks.names import TaskRef
 from ..tasks.spec import PrototaskSpec, prototask_spec
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 from . import provenance
 from .instance import EncodedInstance, load_instance
 from .store import (
@@ -69,7 +70,6 @@ HARD_LIMIT_FACTOR = 2.0
 DEFAULT_HARD_LIMIT = 3600.0
 
 Status = Literal["ok", "failed", "skipped", "locked", "interrupted"]
-BudgetMode = Literal["cpu", "work"]
 #: instance -> its expected fingerprint (:func:`fingerprints`)
 Fingerprints = Callable[[int], dict]
 
@@ -113,7 +113,7 @@ class RunOptions:
         default 1). Recorded in meta.json and, when not 1, in the fingerprint.
     """
 
-    mode: BudgetMode = "work"
+    mode: BudgetMode = DEFAULT_BUDGET_MODE
     time_scale: float = DEFAULT_TIME_SCALE
     force: bool = False
     hard_limit: float | None = None
@@ -148,7 +148,7 @@ class Limits:
         }
 
 
-def hard_limits(ws: Workspace, job: Job, options: RunOptions) -> Limits:
+def hard_limits(ws: WorkspaceDirs, job: Job, options: RunOptions) -> Limits:
     """The limits after which ``job`` is killed; every job has them.
 
     CPU seconds: ``options.hard_limit`` (``--hard-limit``), else the YAML's
@@ -200,7 +200,7 @@ def default_memory_limit(concurrent: int) -> int | None:
 
 
 def fingerprints(
-    ws: Workspace,
+    ws: WorkspaceDirs,
     method: str,
     ref: TaskRef,
     options: RunOptions,
@@ -220,19 +220,21 @@ def fingerprints(
     return lambda i: fixed | provenance.task_fields(ws, proto, ref.size, i, shared)
 
 
-def expected_fingerprint(ws: Workspace, job: Job, options: RunOptions) -> dict:
+def expected_fingerprint(ws: WorkspaceDirs, job: Job, options: RunOptions) -> dict:
     """The fingerprint a result of ``job`` made with ``options`` gets (run.provenance)."""
     return fingerprints(ws, job.method, job.ref, options)(job.instance)
 
 
-def discard_partial(ws: Workspace, job: Job) -> None:
+def discard_partial(ws: WorkspaceDirs, job: Job) -> None:
     """Remove what a job stopped mid-way left: its staging directory and its lock."""
     d = result_dir(ws, job.method, job.ref, job.instance)
     shutil.rmtree(staging_dir(d), ignore_errors=True)
     lock_path(d).unlink(missing_ok=True)
 
 
-def record_failure(ws: Workspace, job: Job, kind: str, reason: str, options: RunOptions) -> None:
+def record_failure(
+    ws: WorkspaceDirs, job: Job, kind: str, reason: str, options: RunOptions
+) -> None:
     """Record a job that died without writing its own meta.json (killed, crashed).
 
     Like any failure, it never replaces a finished result (a stale or forced rerun that
@@ -301,7 +303,7 @@ def training_set(method: Method, enc: EncodedInstance) -> tuple[np.ndarray, np.n
 
 
 def first_training(
-    ws: Workspace, ref: TaskRef | str, method: Method
+    ws: WorkspaceDirs, ref: TaskRef | str, method: Method
 ) -> Callable[[], tuple[np.ndarray, np.ndarray]]:
     """``FitContext.first_training`` for ``method`` on task ``ref``: a callable that loads
     instance 0's training set only when the method asks for it."""
@@ -425,7 +427,7 @@ def class_tables(pred: Prediction, enc: EncodedInstance) -> tuple[pd.DataFrame, 
     for c, label in enumerate(classes):
         preds[f"p.{label}"] = P[:, c]
     losses = {}
-    for loss in ("Z", "Q", "L"):
+    for loss in CLASSIFICATION_LOSSES:
         cat = pred.categorical_for(loss)
         PL = P
         if cat is not pred.categorical:
@@ -465,15 +467,15 @@ def thread_limit(n: int):
     return threadpool_limits(limits=n)
 
 
-def execute(root: str | Workspace, job: Job, options: RunOptions = RunOptions()) -> Outcome:
+def execute(root: str | WorkspaceDirs, job: Job, options: RunOptions = RunOptions()) -> Outcome:
     """Run one job and record it. Never raises for a failing method: its error is written
     to meta.json instead. This is the function every executor runs. ``root`` may be a
-    :class:`Workspace` (so a result store other than ``root/results`` reaches workers).
+    :class:`~delve_bench.workspace.WorkspaceDirs` (so a result store other than ``root/results`` reaches workers).
 
     The files are written into a staging directory and committed when complete
     (:func:`~delve_bench.run.store.commit`): an earlier result -- stale, or redone with
     ``force`` -- stays in place until then, and is kept when the new run fails."""
-    ws = Workspace.from_env(root)
+    ws = WorkspaceDirs.from_env(root)
     d = result_dir(ws, job.method, job.ref, job.instance)
     lock = InstanceLock(d)
     try:
@@ -535,7 +537,7 @@ def infrastructure_message(cause: str) -> str:
     return f"infrastructure failure, not the method's: {cause}; nothing recorded, a plain rerun retries it"
 
 
-def _execute_locked(ws: Workspace, d: Path, job: Job, options: RunOptions) -> Outcome:
+def _execute_locked(ws: WorkspaceDirs, d: Path, job: Job, options: RunOptions) -> Outcome:
     spec = method_spec(ws, job.method)
     seed = derived_seed(spec.seed_name, job.ref.full_name, job.instance)
     started = _dt.datetime.now(_dt.timezone.utc)
@@ -633,7 +635,7 @@ def snapshot_budgets(spec, method: Method, job: Job, n: int, options: RunOptions
 
 
 def record_snapshot(
-    ws: Workspace,
+    ws: WorkspaceDirs,
     job: Job,
     spec,
     f: float,

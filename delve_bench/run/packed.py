@@ -17,11 +17,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..defaults import REGRESSION_LOSSES
 from ..errors import DelveError
 
-LOSS_COLUMNS = ["task", "instance", "case", "S", "A", "L"]
-#: the losses a packed file may hold, in this order (a study commits those it reports)
-LOSSES = ("S", "A", "L")
+#: the loss columns a packed file may hold, in this order (a study commits those it
+#: reports); a classification task's Z, Q, L are kept in them, in that order
+LOSSES = REGRESSION_LOSSES
+LOSS_COLUMNS = ["task", "instance", "case", *LOSSES]
 
 
 @dataclass
@@ -118,9 +120,7 @@ def read_packed(study_dir: Path, method: str, dataset: str, prototask: str) -> P
     if lp.is_file():
         df = read_losses(lp)
         for (task, inst), g in df.groupby(["task", "instance"], sort=False):
-            out.losses[(_size_of(task), int(inst))] = g[["case", "S", "A", "L"]].reset_index(
-                drop=True
-            )
+            out.losses[(_size_of(task), int(inst))] = g[["case", *LOSSES]].reset_index(drop=True)
     return out
 
 
@@ -177,6 +177,6 @@ def read_losses(path: str | Path) -> pd.DataFrame:
             df[c] = np.nan
     if not df["task"].astype(str).str.fullmatch(r".*std\.\d+").all():
         raise DelveError(f"{path}: a task name does not end in std.N")
-    for c in ("S", "A", "L"):
+    for c in LOSSES:
         df[c] = df[c].astype(np.float64)
     return df

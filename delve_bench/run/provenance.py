@@ -43,7 +43,7 @@ from pathlib import Path
 from ..data.spec import dataset_spec
 from ..methods.registry import MethodSpec
 from ..tasks.spec import PrototaskSpec
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 
 #: fields that come from the run's budget settings, not from the specs
 BUDGET_FIELDS = ("budget.mode", "budget.time_scale", "budget.allowance", "budget.blas_threads")
@@ -132,7 +132,7 @@ def budget_fields(
 _TASK_SHA: dict[PrototaskSpec, str] = {}
 
 
-def _task_spec_sha(ws: Workspace, proto: PrototaskSpec) -> str:
+def _task_spec_sha(ws: WorkspaceDirs, proto: PrototaskSpec) -> str:
     if proto not in _TASK_SHA:
         ds = dataset_spec(ws, proto.dataset)
         kinds = {
@@ -157,7 +157,7 @@ def _task_spec_sha(ws: Workspace, proto: PrototaskSpec) -> str:
     return _TASK_SHA[proto]
 
 
-def prototask_fields(ws: Workspace, proto: PrototaskSpec) -> dict:
+def prototask_fields(ws: WorkspaceDirs, proto: PrototaskSpec) -> dict:
     """The fingerprint fields every instance of a prototask shares: its spec, case order
     and data (computed once per prototask where many instances are fingerprinted)."""
     ds = dataset_spec(ws, proto.dataset)
@@ -181,7 +181,7 @@ def prototask_fields(ws: Workspace, proto: PrototaskSpec) -> dict:
 
 
 def task_fields(
-    ws: Workspace,
+    ws: WorkspaceDirs,
     proto: PrototaskSpec,
     size: int,
     instance: int,

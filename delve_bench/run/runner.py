@@ -16,7 +16,7 @@ from ..methods.registry import checked_method, method_spec, split_fraction
 from ..tasks.instances import task_layout
 from ..tasks.names import TaskRef
 from ..tasks.spec import prototask_spec
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 from . import dask_backend, isolate
 from .job import (
     Fingerprints,
@@ -41,13 +41,14 @@ class RunInterrupted(KeyboardInterrupt):
     def __init__(self, outcomes: list[Outcome]):
         super().__init__()
         self.outcomes = outcomes
-        #: the api.RunSummary of the finished jobs, set by :func:`delve_bench.api.execute`
+        #: the api.RunSummary of the finished jobs, set by :func:`delve_bench.api.execute_plan`
         self.summary: Any = None
 
 
 @dataclass
-class Plan:
-    """What a run will do: the jobs to run, and the others by why they are not run.
+class JobPlan:
+    """What a run will do: the jobs to run, and the others by why they are not run (the
+    runner's part of :class:`delve_bench.api.Plan`, which adds the estimate and settings).
 
     ``stale`` maps each job in ``todo`` that reruns a stale result (or a failure recorded
     under other settings) to the fingerprint fields that differ (run.provenance)."""
@@ -59,20 +60,20 @@ class Plan:
 
 
 def plan_jobs(
-    ws: Workspace,
+    ws: WorkspaceDirs,
     methods: list[str],
     refs: list[TaskRef],
     instances: set[int] | None = None,
     options: RunOptions = RunOptions(),
     retry_failed: bool = False,
-) -> Plan:
+) -> JobPlan:
     """Plan a run: every (method, task, instance) job whose result is missing, corrupt or
     stale (made under other settings), all of them with ``options.force``, and failed ones
     with ``retry_failed`` or when the settings changed since they failed.
 
     Unknown methods, missing or corrupt data and bad index files fail here, before any job
     runs."""
-    plan = Plan()
+    plan = JobPlan()
     for m in methods:
         checked_method(ws, m)  # unknown names and broken plugins fail before anything runs...
     for ds in sorted({r.dataset for r in refs}):
@@ -122,7 +123,7 @@ def plan_jobs(
 
 
 def outdated_fields(
-    ws: Workspace,
+    ws: WorkspaceDirs,
     job: Job,
     options: RunOptions,
     state: str,
@@ -149,7 +150,7 @@ def outdated_fields(
     return fields
 
 
-def _clean_abandoned(ws: Workspace, jobs: list[Job], outcomes: list[Outcome]) -> None:
+def _clean_abandoned(ws: WorkspaceDirs, jobs: list[Job], outcomes: list[Outcome]) -> None:
     """After Ctrl-C on Dask: remove the staging directories and locks that jobs killed
     mid-way left on this file system (their processes end within moments)."""
     import time
@@ -173,7 +174,7 @@ def _clean_abandoned(ws: Workspace, jobs: list[Job], outcomes: list[Outcome]) ->
         time.sleep(0.1)
 
 
-def merge_snapshots(ws: Workspace, jobs: list[Job]) -> list[Job]:
+def merge_snapshots(ws: WorkspaceDirs, jobs: list[Job]) -> list[Job]:
     """Fold each ``METHOD@F`` job (F < 1) of an anytime method into the job of METHOD on the
     same instance when that one runs too: one run records both (the snapshot is what a
     run with F of the budget would have given). Order is kept otherwise."""
@@ -201,7 +202,7 @@ def merge_snapshots(ws: Workspace, jobs: list[Job]) -> list[Job]:
     ]
 
 
-def check_method_task(ws: Workspace, method: str, proto) -> None:
+def check_method_task(ws: WorkspaceDirs, method: str, proto) -> None:
     """A one-line error when ``method`` cannot serve the prototask: a regression method on
     a classification task or the reverse, or too many classes for a two-class method."""
     from ..methods.base import Method
@@ -226,7 +227,7 @@ def check_method_task(ws: Workspace, method: str, proto) -> None:
 
 
 def run_jobs(
-    ws: Workspace,
+    ws: WorkspaceDirs,
     jobs: list[Job],
     options: RunOptions = RunOptions(),
     n_jobs: int = 1,
@@ -260,7 +261,7 @@ def run_jobs(
         outcomes.append(outcome)
         bar.update()
 
-    root = ws if ws.results_dir is not None else str(ws.root)  # a Workspace pickles
+    root = ws if ws.results_dir is not None else str(ws.root)  # a WorkspaceDirs pickles
     try:
         if dask:
             dask_backend.run_on_dask(dask, execute, root, jobs, options, limits, done)

@@ -1,7 +1,7 @@
 """Where a method's results are read from: the workspace's own result store, or the
 committed (packed) results of a reference study (``--with STUDY``).
 
-With a reference study (:attr:`Workspace.reference <delve_bench.workspace.Workspace>`),
+With a reference study (:attr:`WorkspaceDirs.reference <delve_bench.workspace.WorkspaceDirs>`),
 the analyses (stats, compare, report, power, check) see two sources, one per method:
 
 * a method with any result in the workspace's store is read from there (your own runs,
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import DelveError
 from ..tasks.names import TaskRef
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 
 if TYPE_CHECKING:
     from .packed import Packed
@@ -40,12 +40,12 @@ TASK_FIELDS = {
 }
 
 
-def own_results(ws: Workspace, method: str) -> bool:
+def own_results(ws: WorkspaceDirs, method: str) -> bool:
     """True when the workspace's store holds any task folder of ``method``."""
     return any((ws.results / method).glob("*/*/std.*"))
 
 
-def study_dir_of(ws: Workspace, method: str) -> Path | None:
+def study_dir_of(ws: WorkspaceDirs, method: str) -> Path | None:
     """The reference study's folder when ``method``'s results are read from it, None when
     they are read from the workspace's store."""
     ref = ws.reference
@@ -106,7 +106,7 @@ def study_methods(study_dir: Path) -> list[str]:
     return packed_methods(study_dir)
 
 
-def method_tasks(ws: Workspace, method: str) -> list[TaskRef]:
+def method_tasks(ws: WorkspaceDirs, method: str) -> list[TaskRef]:
     """Tasks holding any result of ``method`` (well-formed ``std.<n>`` folders of the
     store, or the packed tasks when the method is read from the reference study)."""
     sd = study_dir_of(ws, method)
@@ -120,7 +120,7 @@ def method_tasks(ws: Workspace, method: str) -> list[TaskRef]:
     return sorted(refs)
 
 
-def reference_methods(ws: Workspace) -> list[str]:
+def reference_methods(ws: WorkspaceDirs) -> list[str]:
     """The reference study's methods that are read from it (not shadowed by own results)."""
     ref = ws.reference
     if ref is None:
@@ -145,7 +145,7 @@ def study_task_fields(study_dir: Path, ref: TaskRef) -> dict[int, dict]:
 
 
 def check_same_task(
-    ws: Workspace, method: str, ref: TaskRef, recorded: dict[int, dict | None]
+    ws: WorkspaceDirs, method: str, ref: TaskRef, recorded: dict[int, dict | None]
 ) -> None:
     """Refuse the workspace's results of ``method`` on ``ref`` (``recorded``: instance ->
     its fingerprint) when they were made on another task than the reference study's

@@ -13,7 +13,7 @@ from ..methods.registry import method_names, split_fraction
 from ..tasks.instances import task_layout
 from ..tasks.names import resolve_tasks
 from ..tasks.spec import prototask_spec
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 from .sources import method_tasks, reference_methods
 from .store import task_instances, task_locks
 
@@ -43,7 +43,7 @@ class StatusRow:
         return d
 
 
-def study_status(ws: Workspace, names: list[str]) -> list[StatusRow]:
+def result_status(ws: WorkspaceDirs, names: list[str]) -> list[StatusRow]:
     """One row per (method, task): instance numbers by state and the recorded errors."""
     known = set(method_names(ws))
     methods = [n for n in names[:1] if split_fraction(n)[0] in known]

@@ -31,15 +31,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..defaults import REGRESSION_LOSSES
 from ..errors import DelveError
 from ..tasks.names import TaskRef
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 
 if TYPE_CHECKING:
     import pandas as pd
 
 
-def result_dir(ws: Workspace, method: str, ref: TaskRef, instance: int) -> Path:
+def result_dir(ws: WorkspaceDirs, method: str, ref: TaskRef, instance: int) -> Path:
     return ws.results / method / ref.dataset / ref.prototask / ref.name / str(instance)
 
 
@@ -395,7 +396,7 @@ class InstanceLock:
             self.held = False
 
 
-def task_locks(ws: Workspace, method: str, ref: TaskRef) -> dict[int, LockInfo]:
+def task_locks(ws: WorkspaceDirs, method: str, ref: TaskRef) -> dict[int, LockInfo]:
     """The lock files of ``method``'s instances on a task: instance -> holder."""
     base = ws.results / method / ref.dataset / ref.prototask / ref.name
     out = {}
@@ -417,7 +418,7 @@ class InstanceResult:
 
 
 def read_instance(
-    d: Path, test_cases: np.ndarray, losses: tuple[str, ...] = ("S", "A", "L")
+    d: Path, test_cases: np.ndarray, losses: tuple[str, ...] = REGRESSION_LOSSES
 ) -> InstanceResult:
     """Read and check one complete instance; errors name the file and what is wrong.
     ``losses`` are the task's (S, A, L for regression, Z, Q, L for classification)."""
@@ -567,7 +568,7 @@ def _defaulted(fingerprint) -> dict:
     return {k: pv.field_value(fp, k) for k in pv.FIELD_DEFAULTS}
 
 
-def _recorded(ws: Workspace, method: str, ref: TaskRef, layout) -> list[tuple[int, str, dict]]:
+def _recorded(ws: WorkspaceDirs, method: str, ref: TaskRef, layout) -> list[tuple[int, str, dict]]:
     """(instance, state, meta) of every instance of the task as recorded: in the
     workspace's store, or packed by the reference study (:mod:`.sources`)."""
     from .sources import packed, study_dir_of
@@ -596,7 +597,7 @@ def _recorded(ws: Workspace, method: str, ref: TaskRef, layout) -> list[tuple[in
     return out
 
 
-def task_instances(ws: Workspace, method: str, ref: TaskRef, layout) -> list[InstanceStatus]:
+def task_instances(ws: WorkspaceDirs, method: str, ref: TaskRef, layout) -> list[InstanceStatus]:
     """Every instance of ``method`` on a task with its state, stale ones marked.
 
     The one rule for ``status``, ``stats``, ``compare`` and ``report``
@@ -650,7 +651,7 @@ def task_instances(ws: Workspace, method: str, ref: TaskRef, layout) -> list[Ins
 
 
 def read_task_results(
-    ws: Workspace, method: str, ref: TaskRef, layout
+    ws: WorkspaceDirs, method: str, ref: TaskRef, layout
 ) -> tuple[list[InstanceResult], dict]:
     """The complete, current instances of ``method`` on a task (:func:`task_instances`),
     and the others by state: ``missing``, ``failed``, ``corrupt``, ``stale``."""
@@ -668,12 +669,12 @@ def read_task_results(
             d = result_dir(ws, method, ref, st.index)
             results.append(read_instance(d, tests[st.index], losses))
         else:
-            # packed columns are S, A, L: the task's losses in that order
+            # packed columns are S, A, L (run.packed.LOSSES): the task's losses in that order
             df = packed(sd, method, ref.dataset, ref.prototask).losses[(ref.size, st.index)]
             case_text = df["case"].to_numpy().astype(str)
             columns = {
                 loss: df[col].to_numpy(dtype=float)
-                for loss, col in zip(losses, ("S", "A", "L"), strict=True)
+                for loss, col in zip(losses, REGRESSION_LOSSES, strict=True)
             }
             study = ws.reference.name if ws.reference else "?"
             where = f"study {study}: {method} on {ref.full_name} #{st.index}"
@@ -685,7 +686,7 @@ def read_task_results(
     return results, states
 
 
-def stale_note(ws: Workspace, method: str, ref: TaskRef, layout) -> str:
+def stale_note(ws: WorkspaceDirs, method: str, ref: TaskRef, layout) -> str:
     """'' or one line saying which instances are stale and which field differs."""
     stale = [s for s in task_instances(ws, method, ref, layout) if s.state == "stale"]
     if not stale:

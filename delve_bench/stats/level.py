@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..defaults import ALPHA
 from .draws import _DRAWS
 from .tests import quasi_f_p_value
 
@@ -50,7 +51,7 @@ def null_p_values(vc, I: int, J: int) -> np.ndarray:
     return np.asarray(p, dtype=float)
 
 
-def null_rate(vc, I: int, J: int, alpha: float = 0.05) -> float:
+def null_rate(vc, I: int, J: int, alpha: float = ALPHA) -> float:
     """Share of true nulls the raw quasi-F rejects at ``alpha``."""
     return float(np.mean(null_p_values(vc, I, J) < alpha))
 
@@ -62,11 +63,11 @@ def liberal_bound(alpha: float, n: int = SIMULATIONS) -> float:
     return float(sps.binom.interval(CONFIDENCE, n, alpha)[1]) / n
 
 
-def is_liberal(vc, I: int, J: int, alpha: float = 0.05) -> bool:
+def is_liberal(vc, I: int, J: int, alpha: float = ALPHA) -> bool:
     return null_rate(vc, I, J, alpha) > liberal_bound(alpha)
 
 
-def critical_p(vc, I: int, J: int, alpha: float = 0.05) -> float:
+def critical_p(vc, I: int, J: int, alpha: float = ALPHA) -> float:
     """The p threshold of the size-corrected quasi-F: alpha where the raw test is not
     liberal, else the alpha-quantile of the null p-values (so that at most alpha of the
     simulated nulls fall below it)."""
@@ -84,7 +85,7 @@ def calibrated_p(vc, I: int, J: int, p: float) -> float:
     return float((np.sum(null <= p) + 1) / (len(null) + 1))
 
 
-def level_fields(vc, I: int, J: int, p: float | None, alpha: float = 0.05) -> dict:
+def level_fields(vc, I: int, J: int, p: float | None, alpha: float = ALPHA) -> dict:
     """What a 2-way comparison states about its test: the quasi-F's level at the
     estimated components, whether that is liberal, the size-corrected threshold, the
     calibrated p and the decision at ``alpha`` it leads to."""

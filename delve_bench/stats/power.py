@@ -28,6 +28,7 @@ import numpy as np
 from scipy import optimize
 from scipy import stats as sps
 
+from ..defaults import ALPHA
 from .anova import Anova
 from .draws import _DRAWS, Draws
 from .results import BOUND, BOUNDED_BELOW
@@ -90,7 +91,7 @@ def power(
     delta: float,
     I: int,
     J: int,
-    alpha: float = 0.05,
+    alpha: float = ALPHA,
     draws: Draws | None = None,
 ) -> float:
     """Probability that the design's test rejects H0: mu = 0 at level ``alpha`` when
@@ -138,7 +139,7 @@ def simulated_power(
     delta: float,
     I: int,
     J: int,
-    alpha: float = 0.05,
+    alpha: float = ALPHA,
     studies: int = 2000,
     rng: np.random.Generator | None = None,
 ) -> float:
@@ -166,7 +167,7 @@ def simulated_power(
 
 
 def detectable_difference(
-    vc: VarianceComponents, I: int, J: int, alpha: float = 0.05, target: float = 0.8
+    vc: VarianceComponents, I: int, J: int, alpha: float = ALPHA, target: float = 0.8
 ) -> float | None:
     """The smallest expected difference the design detects with probability ``target``
     (None when no difference can be, e.g. a quasi-F with < 4 instances and alpha < 0.05)."""
@@ -208,7 +209,7 @@ def _design(vc, delta, I, J, n, pool, alpha) -> Design:
 
 
 def required_instances(
-    vc, delta, J, n, pool, alpha=0.05, target=0.8, min_instances=2
+    vc, delta, J, n, pool, alpha=ALPHA, target=0.8, min_instances=2
 ) -> Design | None:
     """The fewest instances with J test cases each that reach ``target`` power (whether
     they fit in the pool is in :attr:`Design.fits`); None when no number does."""
@@ -221,7 +222,7 @@ def required_instances(
     return None if I is None else _design(vc, delta, I, J, n, pool, alpha)
 
 
-def required_test_cases(vc, delta, I, n, pool, alpha=0.05, target=0.8) -> Design | None:
+def required_test_cases(vc, delta, I, n, pool, alpha=ALPHA, target=0.8) -> Design | None:
     """The fewest test cases (per instance, or in the common test set) with I instances
     that reach ``target`` power; None when even unlimited test cases cannot (the
     training-set variance alone is too large)."""
@@ -234,7 +235,7 @@ def required_test_cases(vc, delta, I, n, pool, alpha=0.05, target=0.8) -> Design
     return None if J is None else _design(vc, delta, I, J, n, pool, alpha)
 
 
-def cheapest_design(vc, delta, n, pool, alpha=0.05, target=0.8, min_instances=2) -> Design | None:
+def cheapest_design(vc, delta, n, pool, alpha=ALPHA, target=0.8, min_instances=2) -> Design | None:
     """The design with the fewest training runs (instances) that reaches ``target``
     power within a pool of ``pool`` cases, with the fewest test cases for that number;
     None when no design fits ("not possible with this data set")."""
@@ -273,7 +274,7 @@ def sample_size(
     J: int,
     n: int,
     pool: int,
-    alpha: float = 0.05,
+    alpha: float = ALPHA,
     target: float = 0.8,
 ) -> SampleSize:
     """Power of the current design (I x J, training sets of n, ``pool`` cases) and the

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as sps
 
+from ..defaults import ALPHA
 from .multiple import adjust
 
 POSTHOCS = ("nemenyi", "holm", "wilcoxon")
@@ -73,7 +74,7 @@ def wilcoxon_p(d: np.ndarray) -> float:
     return float(sps.wilcoxon(d, zero_method="wilcox", alternative="two-sided").pvalue)
 
 
-def nemenyi_cd(k: int, N: int, alpha: float = 0.05) -> float:
+def nemenyi_cd(k: int, N: int, alpha: float = ALPHA) -> float:
     """Nemenyi's critical difference of average ranks (Demšar 2006, eq. after Table 5)."""
     q = sps.studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2)
     return float(q * np.sqrt(k * (k + 1) / (6.0 * N)))
@@ -106,7 +107,7 @@ def friedman(
     average_ranks,
     blocks: int,
     posthoc: str = "nemenyi",
-    alpha: float = 0.05,
+    alpha: float = ALPHA,
     block_values: np.ndarray | None = None,
 ) -> Friedman:
     """Friedman, Iman-Davenport and the post-hoc test from average ranks over ``blocks``.

@@ -32,10 +32,12 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from ..defaults import ALPHA, P_BOUND
+
 #: with fewer instances, Lindman's quasi-F may only claim ``p < BOUND``: it is
 #: anti-conservative there (thesis Fig. 2.5; ``delve selftest`` shows it)
 BOUNDED_BELOW = 4
-BOUND = 0.05
+BOUND = P_BOUND
 
 
 def is_bounded(test: str, instances: int, p: float | None) -> bool:
@@ -171,7 +173,7 @@ class Comparison(PValue):
         size-corrected threshold (a liberal or bounded ``p < 0.05`` alone is not enough)."""
         if self.significant_5pc is not None:
             return self.significant_5pc
-        return self.bounded or (self.p is not None and self.p < 0.05)
+        return self.bounded or (self.p is not None and self.p < ALPHA)
 
     @property
     def p_decision(self) -> float | None:

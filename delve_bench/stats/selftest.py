@@ -121,10 +121,58 @@ class Golden:
 
 @dataclass(frozen=True)
 class SelftestResult:
+    """``delve selftest``: the simulated type-I error rates per setting and the golden
+    numbers; ``plots``: the p-value histograms drawn (none when not asked for)."""
+
     quick: bool
     seed: int
     settings: tuple[SettingResult, ...]
     golden: tuple[Golden, ...]
+    plots: tuple[str, ...] = ()
+
+    def __repr__(self) -> str:
+        verdict = "passed" if self.passed else f"FAILED ({'; '.join(self.failures)})"
+        n = sum(len(s.rates) for s in self.settings)
+        return (
+            f"SelftestResult({'quick, ' if self.quick else ''}seed {self.seed}: {n} rates in "
+            f"{len(self.settings)} settings, {len(self.golden)} golden numbers; {verdict})"
+        )
+
+    def to_dict(self) -> dict:
+        """The ``--json`` record (docs/json.md)."""
+        return {
+            "quick": self.quick,
+            "seed": self.seed,
+            "passed": self.passed,
+            "failures": self.failures,
+            "golden": [
+                {"name": g.name, "computed": g.computed, "reference": g.reference, "ok": g.ok}
+                for g in self.golden
+            ],
+            "settings": [
+                {
+                    "design": r.setting.design,
+                    "instances": r.setting.instances,
+                    "test_cases": r.setting.test_cases,
+                    "sd_train": r.setting.sd_train,
+                    "sd_cases": r.setting.sd_cases if r.setting.design == "2-way" else None,
+                    "sd_e": r.setting.sd_e,
+                    "studies": r.setting.studies,
+                    "rates": [
+                        {
+                            "test": x.test,
+                            "alpha": x.alpha,
+                            "rate": x.rate,
+                            "interval": [x.low, x.high],
+                            "verdict": x.verdict,
+                        }
+                        for x in r.rates
+                    ],
+                }
+                for r in self.settings
+            ],
+            "plots": list(self.plots),
+        }
 
     @property
     def failures(self) -> list[str]:

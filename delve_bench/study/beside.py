@@ -15,17 +15,17 @@ from pathlib import Path
 
 from ..errors import DelveError
 from ..tasks.names import TaskRef, resolve_tasks
-from ..workspace import Reference, Workspace, builtin_root
+from ..workspace import Reference, WorkspaceDirs, builtin_root
 from .pack import packed_methods
 from .spec import Study, load_study, study_path
 
 
-def committed_places(ws: Workspace, study: Study) -> list[Path]:
+def committed_places(ws: WorkspaceDirs, study: Study) -> list[Path]:
     """Where a study's committed results may be: the workspace's, then the package's."""
     return list(dict.fromkeys([ws.root / study.results, builtin_root() / study.results]))
 
 
-def committed_dir(ws: Workspace, study: Study) -> Path:
+def committed_dir(ws: WorkspaceDirs, study: Study) -> Path:
     """The folder holding the study's committed ``losses/`` and ``meta/``; a one-line
     error naming the places looked at when there are none."""
     places = committed_places(ws, study)
@@ -38,25 +38,57 @@ def committed_dir(ws: Workspace, study: Study) -> Path:
     )
 
 
-def reference(ws: Workspace, name: str) -> Reference:
+@dataclass(frozen=True, kw_only=True)
+class Unpacked:
+    """``delve study unpack``: how many instances were written from ``source`` into
+    ``dest`` (the ordinary result-store layout)."""
+
+    study: str
+    written: int
+    source: Path
+    dest: Path
+
+    def __repr__(self) -> str:
+        return f"Unpacked({self.written} instances of study {self.study} into {self.dest})"
+
+
+def unpack_study(ws: WorkspaceDirs, study: Study) -> Unpacked:
+    """Write the committed results of ``study`` that are not there yet into the
+    workspace's ``results/<study>/runs``; nothing to write is an error saying where the
+    results are read from instead."""
+    from .pack import unpack
+
+    src = committed_dir(ws, study)  # a one-line error naming where it looked
+    dest = ws.root / study.results / "runs"
+    names = [*study.method_names, *study.snapshot_names]
+    n = unpack(src, dest, names, study.refs(ws), True)
+    if n == 0:
+        raise DelveError(
+            f"nothing to unpack: every committed result of study {study.name} ({src}) is in "
+            f"{dest} already; the analysis commands read them in place with --with {study.name}"
+        )
+    return Unpacked(study=study.name, written=n, source=src, dest=dest)
+
+
+def reference(ws: WorkspaceDirs, name: str) -> Reference:
     """Study ``name``'s committed results as a read-only source (``--with NAME``)."""
     study = load_study(ws, name)
     return Reference(study.name, committed_dir(ws, study))
 
 
-def with_study(ws: Workspace, name: str | None) -> Workspace:
+def with_study(ws: WorkspaceDirs, name: str | None) -> WorkspaceDirs:
     """``ws`` reading study ``name``'s committed results beside its own (None: ``ws``)."""
     return ws if not name else ws.with_reference(reference(ws, name))
 
 
-def study_baseline(ws: Workspace, name: str) -> Workspace:
+def study_baseline(ws: WorkspaceDirs, name: str) -> WorkspaceDirs:
     """The study's committed results alone, as ``delve check``'s baseline: its folder is
     the (empty) result store, so every method is read from the packed files."""
     r = reference(ws, name)
-    return Workspace(ws.root, r.dir, r)
+    return WorkspaceDirs(ws.root, r.dir, r)
 
 
-def studies_with(ws: Workspace, method: str, ref: TaskRef) -> list[str]:
+def studies_with(ws: WorkspaceDirs, method: str, ref: TaskRef) -> list[str]:
     """The studies (workspace and built-in) that committed results of ``method`` on
     ``ref``: what a missing-results message may point to with ``--with``."""
     from ..run.sources import packed
@@ -87,7 +119,7 @@ class StudySettings:
 
 
 def study_settings(
-    ws: Workspace, name: str, methods: Sequence[str], tasks: Sequence[str] = ()
+    ws: WorkspaceDirs, name: str, methods: Sequence[str], tasks: Sequence[str] = ()
 ) -> StudySettings:
     """The tasks (the study's, or those of ``tasks`` among them) and budget settings that
     run ``methods`` as study ``name`` ran its own: a method of the study keeps its plan
@@ -125,7 +157,7 @@ def study_settings(
     return StudySettings(study, refs, mode, scale, hard)
 
 
-def is_study(ws: Workspace, name: str) -> bool:
+def is_study(ws: WorkspaceDirs, name: str) -> bool:
     try:
         study_path(ws, name)
     except DelveError:
@@ -133,7 +165,7 @@ def is_study(ws: Workspace, name: str) -> bool:
     return True
 
 
-def next_command(ws: Workspace, method: str, ref: TaskRef) -> str:
+def next_command(ws: WorkspaceDirs, method: str, ref: TaskRef) -> str:
     """What to do when ``method`` has no results on ``ref``: the command that makes them,
     or the ``--with STUDY`` that reads a study's committed ones."""
     from ..run.sources import study_dir_of, study_task_fields

@@ -30,7 +30,7 @@ from ..run.store import read_meta, result_dir
 from ..stats.summary import DESIGN_TESTS
 from ..tasks.instances import task_layout
 from ..tasks.spec import prototask_spec
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 from . import published as pub
 
 _KIN_PUMA = re.compile(r"^(kin|pumadyn)-(8|32)([fn])([mh])$")
@@ -48,7 +48,7 @@ class StudyView:
     """What displays read: the per-prototask reports of every result name for S, and the
     result store they came from (for meta.json)."""
 
-    ws: Workspace
+    ws: WorkspaceDirs
     reports: list[PrototaskReport]  # loss S, main methods and snapshots
     methods: list[str]  # main methods in display order
 

@@ -20,7 +20,7 @@ from ..analysis.collect import collect, method_order
 from ..errors import DelveError
 from ..report import write_report
 from ..tasks.names import TaskRef
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 from . import displays as dp
 from .pack import unpack
 from .report import FORMATS, StudyReport, check_tree, write_tree
@@ -30,7 +30,7 @@ from .spec import Study
 DEFAULT_OUT = Path("results/leaderboard")
 
 
-def shared_refs(ws: Workspace, studies: list[Study]) -> list[TaskRef]:
+def shared_refs(ws: WorkspaceDirs, studies: list[Study]) -> list[TaskRef]:
     """The tasks every study has, in the first study's order."""
     by_study = [{r.full_name: r for r in st.refs(ws)} for st in studies]
     common = set(by_study[0]).intersection(*by_study[1:])
@@ -42,7 +42,7 @@ def leaderboard_methods(studies: list[Study]) -> list[str]:
     return method_order(dict.fromkeys(m for st in studies for m in st.method_names))
 
 
-def _generate(ws: Workspace, studies: list[Study], out: Path) -> StudyReport:
+def _generate(ws: WorkspaceDirs, studies: list[Study], out: Path) -> StudyReport:
     if len(studies) < 2:
         raise DelveError("a leaderboard needs at least two studies")
     refs = shared_refs(ws, studies)
@@ -58,7 +58,7 @@ def _generate(ws: Workspace, studies: list[Study], out: Path) -> StudyReport:
                     f"study {st.name} has no committed results on the shared tasks in "
                     f"{st.results}; run `delve study run {st.name}` first"
                 )
-        vws = Workspace(ws.root, store)
+        vws = WorkspaceDirs(ws.root, store)
         methods = leaderboard_methods(studies)
         tasks = [r.full_name for r in refs]
         rep = write_report(vws, tasks, methods, ("S",), out, True, FORMATS)
@@ -70,12 +70,12 @@ def _generate(ws: Workspace, studies: list[Study], out: Path) -> StudyReport:
     return res
 
 
-def write_leaderboard(ws: Workspace, studies: list[Study], out: Path) -> StudyReport:
+def write_leaderboard(ws: WorkspaceDirs, studies: list[Study], out: Path) -> StudyReport:
     """Regenerate the leaderboard of ``studies`` in ``out`` (relative: to the workspace)."""
     return write_tree(ws.root / out, lambda tmp: _generate(ws, studies, tmp))
 
 
-def check_leaderboard(ws: Workspace, studies: list[Study], out: Path) -> list[str]:
+def check_leaderboard(ws: WorkspaceDirs, studies: list[Study], out: Path) -> list[str]:
     """Regenerate into a temporary folder and compare with ``out``: the files that
     differ, are missing or are extra (empty: byte-identical)."""
     return check_tree(ws.root / out, lambda tmp: _generate(ws, studies, tmp))

@@ -27,7 +27,7 @@ from ..analysis.collect import PrototaskReport, collect, method_order
 from ..analysis.overview import overview
 from ..errors import DelveError
 from ..report import write_report
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 from . import displays as dp
 from .pack import pack, unpack
 from .results_md import write_results_md
@@ -41,16 +41,42 @@ FORMATS = ("png",)
 
 @dataclass
 class StudyReport:
+    """A report written: its folder, the files in it (relative) and the warnings."""
+
     out: Path
     files: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
+    def __repr__(self) -> str:
+        warned = f"; {len(self.warnings)} warnings" if self.warnings else ""
+        return f"StudyReport({len(self.files)} files in {self.out}{warned})"
 
-def report_dir(ws: Workspace, study: Study) -> Path:
+
+@dataclass(frozen=True, kw_only=True)
+class ReportCheck:
+    """A report regenerated into a temporary folder and compared with the committed one:
+    ``differs`` lists the files that differ, are missing or are no longer made."""
+
+    what: str  # "study NAME" or "leaderboard of A, B"
+    differs: tuple[str, ...]
+
+    @property
+    def identical(self) -> bool:
+        return not self.differs
+
+    def __repr__(self) -> str:
+        if self.identical:
+            return f"ReportCheck({self.what}: every file is byte-identical)"
+        return (
+            f"ReportCheck({self.what}: {len(self.differs)} files differ: {', '.join(self.differs)})"
+        )
+
+
+def report_dir(ws: WorkspaceDirs, study: Study) -> Path:
     return ws.root / study.results / "report"
 
 
-def _generate(ws: Workspace, study: Study, out: Path) -> StudyReport:
+def _generate(ws: WorkspaceDirs, study: Study, out: Path) -> StudyReport:
     study_dir = ws.root / study.results
     refs = study.refs(ws)
     names = [*study.method_names, *study.snapshot_names]
@@ -62,7 +88,7 @@ def _generate(ws: Workspace, study: Study, out: Path) -> StudyReport:
                 f"study {study.name} has no committed results in {study.results}; "
                 f"run `delve study run {study.name}` first"
             )
-        vws = Workspace(ws.root, store)
+        vws = WorkspaceDirs(ws.root, store)
         main = method_order(study.method_names)
         protos = sorted({f"{r.dataset}/{r.prototask}" for r in refs})
         tasks = [r.full_name for r in refs]
@@ -145,7 +171,7 @@ def _tree(root: Path) -> set[str]:
     }
 
 
-def write_study_report(ws: Workspace, study: Study, pack_first: bool = True) -> StudyReport:
+def write_study_report(ws: WorkspaceDirs, study: Study, pack_first: bool = True) -> StudyReport:
     """Pack new results from the working store, then regenerate the report directory
     (files that are no longer made are removed)."""
     if pack_first:
@@ -159,7 +185,7 @@ def write_study_report(ws: Workspace, study: Study, pack_first: bool = True) -> 
     return write_tree(report_dir(ws, study), lambda tmp: _generate(ws, study, tmp))
 
 
-def check_study_report(ws: Workspace, study: Study) -> list[str]:
+def check_study_report(ws: WorkspaceDirs, study: Study) -> list[str]:
     """Regenerate the report from the committed results into a temporary folder and
     compare: the files that differ, are missing or are extra (empty: identical)."""
     return check_tree(report_dir(ws, study), lambda tmp: _generate(ws, study, tmp))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..methods.registry import fraction_name, method_spec
 from ..run import plan_jobs, run_jobs
@@ -17,7 +18,7 @@ from ..run.runner import outdated_fields
 from ..run.store import instance_state, read_meta, result_dir
 from ..tasks.instances import task_layout
 from ..tasks.spec import prototask_spec
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 from .pack import pack, packed_metas
 from .spec import MethodPlan, Study
 
@@ -44,6 +45,97 @@ class Progress:
     def total(self) -> int:
         return self.done + self.stale + self.failed + self.missing
 
+    def to_dict(self) -> dict:
+        """The ``--json`` record of ``delve study status`` (docs/json.md)."""
+        return {
+            "result": self.name,
+            "done": self.done,
+            "stale": self.stale,
+            "failed": self.failed,
+            "missing": self.missing,
+            "cpu_done_seconds": round(self.cpu_done, 3),
+            "cpu_left_seconds": round(self.cpu_left, 3),
+            "missing_without_estimate": self.unknown,
+            "stale_reasons": self.stale_reasons,
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class StudyStatus:
+    """``delve study status``: the progress of every result of a study.
+
+    Attributes
+    ----------
+    study : str
+        The study's name.
+    results : Path
+        Its folder, relative to the workspace.
+    rows : tuple of Progress
+        One per method and snapshot, in the study file's order.
+    committed_bytes : int
+        Size of its committed files (losses, meta, report).
+    cores : int
+        CPU cores of this machine (jobs are single-threaded: ``--jobs`` up to this many
+        divide the wall time).
+    """
+
+    study: str
+    results: Path
+    rows: tuple[Progress, ...]
+    committed_bytes: int
+    cores: int
+
+    @property
+    def done(self) -> int:
+        return sum(r.done for r in self.rows)
+
+    @property
+    def total(self) -> int:
+        return sum(r.total for r in self.rows)
+
+    @property
+    def cpu_left(self) -> float:
+        """Estimated CPU seconds still needed."""
+        return sum(r.cpu_left for r in self.rows)
+
+    @property
+    def unknown(self) -> int:
+        """Missing or stale instances with no estimate."""
+        return sum(r.unknown for r in self.rows)
+
+    def __repr__(self) -> str:
+        from ..report.commands import format_study_status
+
+        return format_study_status(self).rstrip("\n")
+
+
+@dataclass(frozen=True, kw_only=True)
+class StudyRunSummary:
+    """``delve study run``: jobs that ran, the failures (label, error), their CPU time."""
+
+    study: str
+    ran: int
+    failed: tuple[tuple[str, str], ...]
+    cpu_seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    @classmethod
+    def of(cls, study: str, outcomes: Sequence[Outcome]) -> StudyRunSummary:
+        return cls(
+            study=study,
+            ran=sum(o.status == "ok" for o in outcomes),
+            failed=tuple((o.job.label, o.error or "") for o in outcomes if o.status == "failed"),
+            cpu_seconds=float(sum(o.cpu or 0 for o in outcomes)),
+        )
+
+    def __repr__(self) -> str:
+        from ..report.commands import format_study_run
+
+        return format_study_run(self).rstrip("\n")
+
 
 @dataclass
 class _States:
@@ -57,7 +149,7 @@ class _States:
 
 
 def _state(
-    study_dir, sws: Workspace, plan: MethodPlan, job: Job, cache: _States
+    study_dir, sws: WorkspaceDirs, plan: MethodPlan, job: Job, cache: _States
 ) -> tuple[str, dict, str]:
     """(state, meta, why stale) of one job's result, from the working store, else from the
     packed files. ``stale``: an ``ok`` or ``failed`` result that ``delve run`` with the
@@ -117,7 +209,7 @@ def estimate(plan: MethodPlan, spec, n: int, measured: dict[int, list[float]]) -
     return pts[lo] * (n / lo) ** slope
 
 
-def study_progress(ws: Workspace, study: Study) -> list[Progress]:
+def study_progress(ws: WorkspaceDirs, study: Study) -> list[Progress]:
     """Per method and snapshot: done, failed and missing instances, measured CPU and an
     estimate of the CPU still needed (snapshots cost nothing when their method runs)."""
     sws = study.workspace(ws)
@@ -177,8 +269,28 @@ def study_progress(ws: Workspace, study: Study) -> list[Progress]:
     return rows
 
 
+def study_status(ws: WorkspaceDirs, study: Study) -> StudyStatus:
+    """:func:`study_progress` with the totals and the size of the committed files."""
+    import os
+
+    base = ws.root / study.results
+    size = sum(
+        p.stat().st_size
+        for sub in ("losses", "meta", "report")
+        for p in (base / sub).rglob("*")
+        if p.is_file()
+    )
+    return StudyStatus(
+        study=study.name,
+        results=study.results,
+        rows=tuple(study_progress(ws, study)),
+        committed_bytes=size,
+        cores=os.cpu_count() or 1,
+    )
+
+
 def study_jobs(
-    ws: Workspace, study: Study, retry_failed: bool = False, methods: Sequence[str] = ()
+    ws: WorkspaceDirs, study: Study, retry_failed: bool = False, methods: Sequence[str] = ()
 ) -> list[tuple[MethodPlan, list[Job]]]:
     """The jobs still to run, grouped by method plan (its budget mode and time scale);
     ``methods``: only these of the study's methods (default: all)."""
@@ -213,7 +325,7 @@ def study_jobs(
 
 
 def run_study(
-    ws: Workspace,
+    ws: WorkspaceDirs,
     study: Study,
     n_jobs: int = 1,
     dask: str | None = None,

@@ -26,17 +26,16 @@ times where it has them and interpolates these (log-log) where it has not.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
+from ..defaults import BUDGET_MODES, DEFAULT_BUDGET_MODE, DEFAULT_TIME_SCALE, REGRESSION_LOSSES
 from ..errors import DelveError
 from ..methods.registry import fraction_name, method_spec
+from ..specfile import Fields, number, read_yaml, whole
 from ..tasks.names import TaskRef, resolve_tasks
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 
 DISPLAYS = (
     "diagrams",  # DELVE diagram and tables per prototask, summary/ranks/wins (delve report)
@@ -53,17 +52,24 @@ DISPLAYS = (
 )
 #: displays that take a list of arguments (``{scaling: [kin-8nm, pumadyn-8nm]}``)
 DISPLAY_ARGS = ("scaling",)
-_TOP = {"description", "results", "defaults", "methods", "tasks", "losses", "displays", "claims"}
+#: the keys of a study file, of its ``defaults`` and of one method's settings
+STUDY_KEYS = (
+    "description",
+    "results",
+    "defaults",
+    "methods",
+    "tasks",
+    "losses",
+    "displays",
+    "claims",
+)
+DEFAULT_KEYS = ("budget_mode", "time_scale")
+METHOD_KEYS = (*DEFAULT_KEYS, "snapshots", "skip_sizes", "cpu_estimate", "hard_limit")
+#: the losses a study may report and commit (the packed files' columns, which hold a
+#: classification task's Z, Q, L in this order)
+LOSSES = REGRESSION_LOSSES
+#: whose published claims RESULTS.md may set the results beside
 CLAIMS = ("thesis", "barrio")
-_METHOD_KEYS = {
-    "budget_mode",
-    "time_scale",
-    "snapshots",
-    "skip_sizes",
-    "cpu_estimate",
-    "hard_limit",
-}
-_DEFAULT_KEYS = {"budget_mode", "time_scale"}
 STUDY_DIR = "studies"
 
 
@@ -111,7 +117,7 @@ class Study:
     displays: tuple[str, ...] = ()
     claims: tuple[str, ...] = ()  # whose published claims RESULTS.md checks
     #: budget mode and time scale of a method the study does not name (``defaults``)
-    defaults: tuple[str, float] = ("work", 0.05)
+    defaults: tuple[str, float] = (DEFAULT_BUDGET_MODE, DEFAULT_TIME_SCALE)
     #: display -> its arguments (``scaling``: prototask patterns, one panel each)
     display_args: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
@@ -140,21 +146,21 @@ class Study:
     def snapshot_names(self) -> list[str]:
         return [s for p in self.methods for s in p.snapshot_names]
 
-    def refs(self, ws: Workspace) -> list[TaskRef]:
+    def refs(self, ws: WorkspaceDirs) -> list[TaskRef]:
         return resolve_tasks(ws, list(self.task_names))
 
-    def method_refs(self, ws: Workspace, plan: MethodPlan) -> list[TaskRef]:
+    def method_refs(self, ws: WorkspaceDirs, plan: MethodPlan) -> list[TaskRef]:
         return [r for r in self.refs(ws) if r.size not in plan.skip_sizes]
 
     def losses_for(self, prototask: str) -> tuple[str, ...]:
-        return self.losses.get(prototask, self.losses.get("default", ("S",)))
+        return self.losses.get(prototask, self.losses.get("default", LOSSES[:1]))
 
-    def workspace(self, ws: Workspace) -> Workspace:
+    def workspace(self, ws: WorkspaceDirs) -> WorkspaceDirs:
         """The workspace whose result store is the study's working store (``runs/``)."""
         return ws.with_results(self.results / "runs")
 
 
-def study_path(ws: Workspace, name: str) -> Path:
+def study_path(ws: WorkspaceDirs, name: str) -> Path:
     """``studies/<name>.yaml`` in the workspace, else the built-in copy; or a path."""
     p = Path(name)
     if p.suffix in (".yaml", ".yml"):
@@ -175,167 +181,202 @@ def study_path(ws: Workspace, name: str) -> Path:
     )
 
 
-def _number(where: str, v, positive: bool = True) -> float:
-    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
-        raise DelveError(f"{where}: must be a number, not {v!r}")
-    if positive and v <= 0:
-        raise DelveError(f"{where}: must be positive, not {v!r}")
-    return float(v)
-
-
-def _mode(where: str, v) -> str:
-    if v not in ("cpu", "work"):
-        raise DelveError(f"{where}: must be cpu or work, not {v!r}")
-    return v
-
-
-def load_study(ws: Workspace, name: str) -> Study:
-    """Load and check a study file (one-line errors naming the file and field)."""
+def load_study(ws: WorkspaceDirs, name: str) -> Study:
+    """Load and check a study file: every field typed and checked by
+    :class:`~delve_bench.specfile.Fields`, a mistake one line naming the file (relative to
+    the workspace) and the field, as for every other spec."""
     path = study_path(ws, name)
-    where = str(path.relative_to(ws.root)) if path.is_relative_to(ws.root) else str(path)
-    from ..specfile import load_yaml
-
-    try:
-        raw = load_yaml(path.read_bytes().decode("utf-8"))
-    except OSError as e:
-        raise DelveError(f"{where}: cannot read ({e.strerror or e})") from None
-    except UnicodeDecodeError:
-        raise DelveError(f"{where}: not a UTF-8 text file") from None
-    except yaml.YAMLError as e:
-        raise DelveError(f"{where}: not valid YAML ({str(e).splitlines()[0]})") from None
-    except (ValueError, TypeError, OverflowError, RecursionError) as e:
-        raise DelveError(f"{where}: not valid YAML ({type(e).__name__}: {e})") from None
-    if not isinstance(raw, dict):
-        raise DelveError(f"{where}: must be a mapping of {', '.join(sorted(_TOP))}")
-    bad = sorted(set(raw) - _TOP)
-    if bad:
-        raise DelveError(f"{where}: unknown field {bad[0]!r} (fields: {', '.join(sorted(_TOP))})")
-    for key in ("methods", "tasks"):
-        if not raw.get(key):
-            raise DelveError(f"{where}: '{key}' is missing or empty")
-    defaults = raw.get("defaults") or {}
-    if not isinstance(defaults, dict) or set(defaults) - _DEFAULT_KEYS:
-        raise DelveError(f"{where}: defaults may only set {', '.join(sorted(_DEFAULT_KEYS))}")
-    d_mode = _mode(f"{where}: defaults.budget_mode", defaults.get("budget_mode", "work"))
-    d_scale = _number(f"{where}: defaults.time_scale", defaults.get("time_scale", 0.05))
-    methods_raw = raw["methods"]
-    if isinstance(methods_raw, list):
-        methods_raw = {m: {} for m in methods_raw}
-    if not isinstance(methods_raw, dict):
-        raise DelveError(f"{where}: methods must be a mapping name -> settings (or a list)")
-    plans = []
-    for m, opts in methods_raw.items():
-        w = f"{where}: methods.{m}"
-        opts = opts or {}
-        if not isinstance(opts, dict):
-            raise DelveError(f"{w}: settings must be a mapping")
-        bad = sorted(set(opts) - _METHOD_KEYS)
-        if bad:
-            raise DelveError(f"{w}: unknown setting {bad[0]!r} ({', '.join(sorted(_METHOD_KEYS))})")
-        try:
-            spec = method_spec(ws, str(m))
-        except DelveError as e:
-            raise DelveError(f"{w}: {e}") from None
-        snaps = tuple(sorted(_number(f"{w}.snapshots", f) for f in (opts.get("snapshots") or ())))
-        if any(f >= 1 for f in snaps):
-            raise DelveError(f"{w}.snapshots: fractions must lie between 0 and 1")
-        if snaps and not getattr(spec.load_class(), "anytime", False):
-            raise DelveError(f"{w}.snapshots: {m} is not an anytime method (no snapshots)")
-        skip = opts.get("skip_sizes") or ()
-        if not isinstance(skip, list | tuple) or not all(
-            isinstance(s, int) and not isinstance(s, bool) for s in skip
-        ):
-            raise DelveError(f"{w}.skip_sizes: must be a list of training-set sizes")
-        est = opts.get("cpu_estimate") or {}
-        if not isinstance(est, dict):
-            raise DelveError(f"{w}.cpu_estimate: must map training-set sizes to CPU seconds")
-        est_t = tuple(
-            sorted(
-                (int(k), _number(f"{w}.cpu_estimate.{k}", v, positive=True)) for k, v in est.items()
-            )
-        )
-        hl = opts.get("hard_limit")
-        plans.append(
-            MethodPlan(
-                name=str(m),
-                budget_mode=_mode(f"{w}.budget_mode", opts.get("budget_mode", d_mode)),
-                time_scale=_number(f"{w}.time_scale", opts.get("time_scale", d_scale)),
-                snapshots=snaps,
-                skip_sizes=tuple(skip),
-                cpu_estimate=est_t,
-                hard_limit=None if hl is None else _number(f"{w}.hard_limit", hl),
-            )
-        )
-    tasks = raw["tasks"]
-    if not isinstance(tasks, list) or not all(isinstance(t, str) for t in tasks):
-        raise DelveError(f"{where}: tasks must be a list of task or prototask names")
-    try:
-        resolve_tasks(ws, tasks)
-    except DelveError as e:
-        raise DelveError(f"{where}: tasks: {e}") from None
-    losses_raw = raw.get("losses") or {"default": ["S"]}
-    if isinstance(losses_raw, list):
-        losses_raw = {"default": losses_raw}
-    losses = {}
-    for k, v in losses_raw.items():
-        if not isinstance(v, list) or not v or any(x not in ("S", "A", "L") for x in v):
-            raise DelveError(f"{where}: losses.{k}: a list of S, A, L")
-        losses[str(k)] = tuple(v)
-    displays, display_args = _displays(where, raw.get("displays") or ["diagrams"])
-    claims = raw.get("claims") or []
-    if not isinstance(claims, list) or any(c not in CLAIMS for c in claims):
-        raise DelveError(f"{where}: claims must be a list of {', '.join(CLAIMS)}")
-    results = Path(str(raw.get("results") or f"results/{path.stem}"))
-    if results.is_absolute() or ".." in results.parts:
-        raise DelveError(f"{where}: results must be a folder inside the workspace")
+    shown = path.relative_to(ws.root) if path.is_relative_to(ws.root) else path
+    f = Fields(shown, read_yaml(path, shown), allowed=STUDY_KEYS)
+    defaults = _defaults(f)
+    displays, display_args = _displays(f)
     return Study(
         name=path.stem,
         source=path,
-        description=str(raw.get("description") or "").strip(),
-        results=results,
-        methods=tuple(plans),
-        task_names=tuple(tasks),
-        losses=losses,
+        description=f.optional("description").strip(),
+        results=_results(f, path.stem),
+        methods=_method_plans(ws, f, defaults),
+        task_names=_tasks(ws, f),
+        losses=_losses(f),
         displays=displays,
-        claims=tuple(claims),
-        defaults=(d_mode, d_scale),
+        claims=tuple(_names_from(f, "claims", CLAIMS)),
+        defaults=defaults,
         display_args=display_args,
     )
 
 
-def _displays(where: str, raw) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
+def _defaults(f: Fields) -> tuple[str, float]:
+    """The budget mode and time scale of a method whose own settings leave them out."""
+    d = f.mapping("defaults", DEFAULT_KEYS)
+    if d is None:
+        return DEFAULT_BUDGET_MODE, DEFAULT_TIME_SCALE
+    return (
+        d.choice("budget_mode", BUDGET_MODES, DEFAULT_BUDGET_MODE),
+        _positive(d, "time_scale", DEFAULT_TIME_SCALE),
+    )
+
+
+def _positive(f: Fields, key: str, default: float) -> float:
+    """A number greater than zero, ``default`` when absent."""
+    v = f.number(key, default, positive=True)
+    assert v is not None  # the default is a number
+    return v
+
+
+def _method_plans(
+    ws: WorkspaceDirs, f: Fields, defaults: tuple[str, float]
+) -> tuple[MethodPlan, ...]:
+    """``methods``: a mapping of method names to their settings, or a list of names."""
+    if isinstance(f.raw.get("methods"), list):  # names only: each with the defaults
+        names = [_name(f, "methods", i, m, "a method name") for i, m in enumerate(f.raw["methods"])]
+        methods: Fields | None = Fields(f.path, dict.fromkeys(names), f"{f.where}methods.")
+    else:
+        methods = f.mapping("methods")
+    if methods is None or not methods.raw:
+        raise f.error("methods", "missing or empty (name at least one method)")
+    return tuple(_method_plan(ws, methods, m, defaults) for m in methods.raw)
+
+
+def _method_plan(
+    ws: WorkspaceDirs, methods: Fields, name: str, defaults: tuple[str, float]
+) -> MethodPlan:
+    """One method's settings; what they leave out comes from the study's ``defaults``."""
+    try:
+        spec = method_spec(ws, name)
+    except DelveError as e:
+        raise methods.error(name, str(e)) from None
+    o = methods.mapping(name, METHOD_KEYS) or Fields(methods.path, {}, f"{methods.where}{name}.")
+    skip = o.items("skip_sizes")
+    return MethodPlan(
+        name=name,
+        budget_mode=o.choice("budget_mode", BUDGET_MODES, defaults[0]),
+        time_scale=_positive(o, "time_scale", defaults[1]),
+        snapshots=_snapshots(o, spec),
+        skip_sizes=tuple(
+            whole(v, 1, lambda m, i=i: o.error(f"skip_sizes[{i}]", m)) for i, v in enumerate(skip)
+        ),
+        cpu_estimate=_cpu_estimate(o),
+        hard_limit=o.number("hard_limit", positive=True),
+    )
+
+
+def _name(f: Fields, key: str, i: int, value, what: str) -> str:
+    """Item ``i`` of list ``key``, which must be text (``what`` it names)."""
+    if not isinstance(value, str) or not value:
+        raise f.error(f"{key}[{i}]", f"expected {what}, got {value!r}")
+    return value
+
+
+def _snapshots(o: Fields, spec) -> tuple[float, ...]:
+    """Budget fractions strictly between 0 and 1, of an anytime method only."""
+    fractions = []
+    for i, v in enumerate(o.items("snapshots")):
+        x = number(v, 0.0, True, lambda m, i=i: o.error(f"snapshots[{i}]", m))
+        if x >= 1:
+            raise o.error(
+                f"snapshots[{i}]", f"a fraction of the budget lies between 0 and 1, not {v!r}"
+            )
+        fractions.append(x)
+    if fractions and not getattr(spec.load_class(), "anytime", False):
+        raise o.error("snapshots", f"{spec.name} is not an anytime method (no snapshots)")
+    return tuple(sorted(fractions))
+
+
+def _cpu_estimate(o: Fields) -> tuple[tuple[int, float], ...]:
+    """``{training-set size: CPU seconds}``; the keys are numbers, so it is read here
+    rather than as a mapping of names."""
+    raw = o.raw.get("cpu_estimate")
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict):
+        raise o.error(
+            "cpu_estimate", f"expected a mapping of training-set sizes to CPU seconds, got {raw!r}"
+        )
+    out = []
+    for k, v in raw.items():
+        at = f"cpu_estimate.{k}"
+        size = whole(k, 1, lambda m, at=at: o.error(at, f"the training-set size: {m}"))
+        out.append((size, number(v, 0.0, True, lambda m, at=at: o.error(at, m))))
+    return tuple(sorted(out))
+
+
+def _tasks(ws: WorkspaceDirs, f: Fields) -> tuple[str, ...]:
+    tasks = [
+        _name(f, "tasks", i, t, "a task or prototask name") for i, t in enumerate(f.items("tasks"))
+    ]
+    if not tasks:
+        raise f.error("tasks", "missing or empty (name at least one task or prototask)")
+    try:
+        resolve_tasks(ws, tasks)
+    except DelveError as e:
+        raise f.error("tasks", str(e)) from None
+    return tuple(tasks)
+
+
+def _losses(f: Fields) -> dict[str, tuple[str, ...]]:
+    """``losses``: a list (every prototask), or prototask -> list with ``default``."""
+    raw = f.raw.get("losses")
+    if not raw:
+        return {"default": LOSSES[:1]}
+    if isinstance(raw, list):
+        by: Fields | None = Fields(f.path, {"default": raw}, f"{f.where}losses.")
+    else:
+        by = f.mapping("losses")
+    assert by is not None  # raw is not empty
+    return {k: tuple(_names_from(by, k, LOSSES, empty=False)) for k in by.raw}
+
+
+def _names_from(f: Fields, key: str, choices: Sequence[str], empty: bool = True) -> list[str]:
+    """A list of names from ``choices`` (each at most once)."""
+    items = f.items(key)
+    if not empty and not items:
+        raise f.error(key, f"expected a list of {', '.join(choices)}, got {f.raw.get(key)!r}")
+    for i, v in enumerate(items):
+        if v not in choices:
+            raise f.error(f"{key}[{i}]", f"{v!r} is not one of {', '.join(choices)}")
+    return items
+
+
+def _results(f: Fields, stem: str) -> Path:
+    """The study's result folder, relative to the workspace and inside it."""
+    results = Path(f.optional("results") or f"results/{stem}")
+    if results.is_absolute() or ".." in results.parts:
+        raise f.error("results", f"{str(results)!r}: must be a folder inside the workspace")
+    return results
+
+
+def _displays(f: Fields) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
     """The display names, and the arguments of those given as ``{name: [args]}``."""
     from ..errors import suggest
 
-    if not isinstance(raw, list):
-        raise DelveError(f"{where}: displays must be a list ({', '.join(DISPLAYS)})")
     names: list[str] = []
     args: dict[str, tuple[str, ...]] = {}
-    for d in raw:
+    raw = f.items("displays") or ["diagrams"]
+    for i, d in enumerate(raw):
+        at = f"displays[{i}]"
         given: list = []
         if isinstance(d, dict):
             if len(d) != 1:
-                raise DelveError(
-                    f"{where}: a display with arguments is {{name: [args]}}, not {d!r}"
-                )
+                raise f.error(at, f"a display with arguments is {{name: [args]}}, not {d!r}")
             d, given = next(iter(d.items()))
             if d not in DISPLAY_ARGS:
-                raise DelveError(
-                    f"{where}: display {d!r} takes no arguments (only {', '.join(DISPLAY_ARGS)})"
+                raise f.error(
+                    at, f"display {d!r} takes no arguments (only {', '.join(DISPLAY_ARGS)})"
                 )
             if (
                 not isinstance(given, list)
                 or not given
                 or not all(isinstance(a, str) and a for a in given)
             ):
-                raise DelveError(f"{where}: displays.{d}: a list of prototask patterns")
+                raise f.error(f"displays.{d}", "a list of prototask patterns")
         if d not in DISPLAYS:
-            raise DelveError(
-                f"{where}: unknown display {d!r}{suggest(str(d), DISPLAYS)} "
-                f"(displays: {', '.join(DISPLAYS)})"
+            raise f.error(
+                at,
+                f"unknown display {d!r}{suggest(str(d), DISPLAYS)} "
+                f"(displays: {', '.join(DISPLAYS)})",
             )
         if d in names:
-            raise DelveError(f"{where}: display {d!r} is listed twice")
+            raise f.error(at, f"display {d!r} is listed twice")
         names.append(d)
         if given:
             args[d] = tuple(given)

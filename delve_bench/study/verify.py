@@ -49,8 +49,9 @@ from ..run import run_jobs
 from ..run.job import Job
 from ..run.store import read_meta, result_dir, sha256_bytes
 from ..tasks.names import TaskRef
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 from .pack import (
+    LOSSES,
     PACKED_SHA,
     _meta_lines,
     committed_losses,
@@ -76,6 +77,35 @@ class Check:
     verified: bool = True
 
 
+@dataclass(frozen=True, kw_only=True)
+class Verification:
+    """``delve study verify``: every check, passed, failed or not verified."""
+
+    study: str
+    checks: tuple[Check, ...]
+
+    @property
+    def failed(self) -> list[Check]:
+        return [c for c in self.checks if not c.ok]
+
+    @property
+    def unverified(self) -> list[Check]:
+        return [c for c in self.checks if not c.verified]
+
+    @property
+    def passed(self) -> int:
+        return len(self.checks) - len(self.failed) - len(self.unverified)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    def __repr__(self) -> str:
+        from ..report.commands import format_verification
+
+        return format_verification(self).rstrip("\n")
+
+
 def _ref_of(task: str) -> TaskRef | None:
     """``dataset/prototask/std.N`` as a TaskRef (None if it is not one)."""
     parts = task.split("/")
@@ -84,7 +114,7 @@ def _ref_of(task: str) -> TaskRef | None:
     return TaskRef(parts[0], parts[1], int(parts[2][4:]))
 
 
-def stale_task_fields(ws: Workspace, meta: dict) -> list[str]:
+def stale_task_fields(ws: WorkspaceDirs, meta: dict) -> list[str]:
     """The ``task.*`` fingerprint fields of a committed meta line that differ from what
     today's task files give ([] when current; ``task`` when the task is gone)."""
     from ..tasks import prototask_spec
@@ -101,7 +131,7 @@ def stale_task_fields(ws: Workspace, meta: dict) -> list[str]:
     return [k for k, v in now.items() if fp.get(k) != v]
 
 
-def _cheapest(ws: Workspace, study: Study, plan: MethodPlan, name: str):
+def _cheapest(ws: WorkspaceDirs, study: Study, plan: MethodPlan, name: str):
     """(ref, instance, packed losses, packed meta) of the cheapest committed instance whose
     task fingerprint is current (a stale one would be rerun on other test cases)."""
     study_dir = ws.root / study.results
@@ -125,7 +155,7 @@ def _aligned(new, committed):
     return new.set_index("case").loc[committed["case"].to_numpy()].reset_index()
 
 
-def _largest_difference(new, committed, kept=("S", "A", "L")) -> tuple[float, str]:
+def _largest_difference(new, committed, kept=LOSSES) -> tuple[float, str]:
     """Largest relative difference of the rerun's losses from the committed ones over the
     losses the study commits (``kept``), and '' or why they cannot be compared."""
     new = _aligned(new, committed)
@@ -149,7 +179,7 @@ def _kept(study: Study, task: str) -> tuple[str, ...]:
     return committed_losses(study.losses_for, ds, pt)
 
 
-def check_committed(ws: Workspace, study: Study) -> list[Check]:
+def check_committed(ws: WorkspaceDirs, study: Study) -> list[Check]:
     """Every committed loss file against the hashes its meta lines record, and the task
     fingerprints of the committed instances (see the module doc, step 0)."""
     study_dir = ws.root / study.results
@@ -166,7 +196,7 @@ def check_committed(ws: Workspace, study: Study) -> list[Check]:
             if lp.is_file():
                 df = read_losses(lp)
                 rows = {
-                    (t, int(i)): g[["case", "S", "A", "L"]]
+                    (t, int(i)): g[["case", *LOSSES]]
                     for (t, i), g in df.groupby(["task", "instance"], sort=True)
                 }
             for key in sorted(rows.keys() - metas.keys()):
@@ -230,7 +260,7 @@ def check_committed(ws: Workspace, study: Study) -> list[Check]:
     return out
 
 
-def _rerun(ws: Workspace, plan: MethodPlan, job: Job, tmp: Path):
+def _rerun(ws: WorkspaceDirs, plan: MethodPlan, job: Job, tmp: Path):
     rws = ws.with_results(tmp)
     out = run_jobs(rws, [job], plan.options(), 1, progress=False)
     d = result_dir(rws, job.method, job.ref, job.instance)
@@ -318,7 +348,7 @@ def _check_statistical(ws, study, plan, alpha: float, margin: float) -> Check:
 
 
 def verify_study(
-    ws: Workspace, study: Study, alpha: float = 0.01, margin: float = 0.2, progress=None
+    ws: WorkspaceDirs, study: Study, alpha: float = 0.01, margin: float = 0.2, progress=None
 ) -> list[Check]:
     """Run the checks; each is reported whether it passes or not."""
     study_dir = ws.root / study.results

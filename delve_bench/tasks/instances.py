@@ -37,7 +37,7 @@ import numpy as np
 
 from ..errors import DelveError
 from ..rng import random_order
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 from .spec import SPLIT_DESIGNS, PrototaskSpec
 
 
@@ -84,7 +84,7 @@ class TaskLayout:
         return len(self.instances[0].test)
 
 
-def kept_cases(ws: Workspace, proto: PrototaskSpec) -> np.ndarray:
+def kept_cases(ws: WorkspaceDirs, proto: PrototaskSpec) -> np.ndarray:
     """0-based dataset case numbers the prototask may use, in file order."""
     from ..data import dataset_spec, load_dataset
 
@@ -97,7 +97,7 @@ def kept_cases(ws: Workspace, proto: PrototaskSpec) -> np.ndarray:
     raise DelveError(f"{proto.path}: cases must be 'all' or 'no missing', not {proto.cases!r}")
 
 
-def make_order(ws: Workspace, proto: PrototaskSpec) -> np.ndarray:
+def make_order(ws: WorkspaceDirs, proto: PrototaskSpec) -> np.ndarray:
     """The prototask's order (1-based kept-case numbers) as ``delve gen`` makes it."""
     n = len(kept_cases(ws, proto))
     if proto.order == "retain":
@@ -141,7 +141,9 @@ def read_order(proto: PrototaskSpec) -> np.ndarray:
 
 
 @lru_cache(maxsize=64)
-def read_splits(ws: Workspace, proto: PrototaskSpec) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+def read_splits(
+    ws: WorkspaceDirs, proto: PrototaskSpec
+) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
     """The published (train, test) realisations of a resampled or fixed prototask.
 
     The file is found like a data file (``DELVE_DATA_PATH``, the cache, the shipped data)
@@ -207,7 +209,7 @@ def split(order0: np.ndarray, proto: PrototaskSpec, size: int) -> tuple[Instance
     return tuple(out)
 
 
-def published(ws: Workspace, proto: PrototaskSpec, size: int) -> tuple[Instance, ...]:
+def published(ws: WorkspaceDirs, proto: PrototaskSpec, size: int) -> tuple[Instance, ...]:
     """The instances of a resampled or fixed task: the published realisations in order."""
     real = read_splits(ws, proto)[: proto.max_instances]
     bad = [k for k, (tr, _) in enumerate(real, 1) if len(tr) != size]
@@ -251,7 +253,7 @@ def check_invariants(layout: TaskLayout) -> None:
 
 
 @lru_cache(maxsize=256)
-def _ordered_cases(ws: Workspace, proto: PrototaskSpec) -> np.ndarray:
+def _ordered_cases(ws: WorkspaceDirs, proto: PrototaskSpec) -> np.ndarray:
     kept = kept_cases(ws, proto)
     order = read_order(proto)
     if order is None:
@@ -290,7 +292,7 @@ def _no_instances(proto: PrototaskSpec, size: int) -> DelveError:
     )
 
 
-def derive_layout(ws: Workspace, proto: PrototaskSpec, size: int) -> TaskLayout:
+def derive_layout(ws: WorkspaceDirs, proto: PrototaskSpec, size: int) -> TaskLayout:
     """The instances of ``proto/std.<size>`` as Random-order (or the published splits)
     imply them: what ``delve gen`` writes."""
     _check_size(proto, size)
@@ -305,7 +307,7 @@ def derive_layout(ws: Workspace, proto: PrototaskSpec, size: int) -> TaskLayout:
     return layout
 
 
-def declared_shape(ws: Workspace, proto: PrototaskSpec, size: int) -> tuple[int, int, int]:
+def declared_shape(ws: WorkspaceDirs, proto: PrototaskSpec, size: int) -> tuple[int, int, int]:
     """(instances K, training-set size, test-set size) the prototask declares for a task."""
     _check_size(proto, size)
     n_kept = len(kept_cases(ws, proto))
@@ -349,7 +351,7 @@ def _read_index(path: Path, n_cases: int, gen: str) -> np.ndarray:
     return cases
 
 
-def task_layout(ws: Workspace, proto: PrototaskSpec, size: int) -> TaskLayout:
+def task_layout(ws: WorkspaceDirs, proto: PrototaskSpec, size: int) -> TaskLayout:
     """The instances of ``proto/std.<size>`` read from its committed index files, verified.
 
     Raises a one-line :class:`DelveError` naming the file for a missing file, a line that
@@ -427,6 +429,14 @@ class Generated:
     written: tuple[Path, ...] = ()
     removed: tuple[Path, ...] = ()
     note: str = ""
+    prototask: str = ""  # its full name, dataset/prototask
+    checked: bool = False  # only verified (``delve gen --check``): nothing was written
+
+    def __repr__(self) -> str:
+        return (
+            f"Generated({self.prototask}: {len(self.layouts)} tasks, "
+            f"{len(self.written)} files written, {len(self.removed)} removed)"
+        )
 
 
 def _write(path: Path, numbers: np.ndarray) -> None:
@@ -437,7 +447,7 @@ def _write(path: Path, numbers: np.ndarray) -> None:
     os.replace(tmp, path)
 
 
-def generate(ws: Workspace, proto: PrototaskSpec, check_only: bool = False) -> Generated:
+def generate(ws: WorkspaceDirs, proto: PrototaskSpec, check_only: bool = False) -> Generated:
     """``delve gen``: make (or verify) Random-order and write every task's index files that
     are missing or differ; returns what was written.
 
@@ -516,5 +526,10 @@ def generate(ws: Workspace, proto: PrototaskSpec, check_only: bool = False) -> G
                     p.unlink()
                     removed.append(p)
     return Generated(
-        layouts=tuple(layouts), written=tuple(written), removed=tuple(removed), note=note
+        layouts=tuple(layouts),
+        written=tuple(written),
+        removed=tuple(removed),
+        note=note,
+        prototask=proto.full_name,
+        checked=check_only,
     )

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..data.spec import dataset_names
 from ..errors import DelveError, suggest
-from ..workspace import Workspace
+from ..workspace import WorkspaceDirs
 from .spec import prototask_names, prototask_spec
 
 _TASK = re.compile(r"^std\.(\d+)$")
@@ -34,7 +34,7 @@ class TaskRef:
         return f"{self.dataset}/{self.prototask}/std.{self.size}"
 
 
-def _one_dataset(ws: Workspace, dataset: str, rest: list[str], name: str) -> list[TaskRef]:
+def _one_dataset(ws: WorkspaceDirs, dataset: str, rest: list[str], name: str) -> list[TaskRef]:
     protos = prototask_names(ws, dataset)
     if not protos:
         raise DelveError(f"dataset {dataset} has no prototasks (no tasks/{dataset}/*.yaml)")
@@ -72,7 +72,7 @@ def _one_dataset(ws: Workspace, dataset: str, rest: list[str], name: str) -> lis
     return refs
 
 
-def resolve_tasks(ws: Workspace, names: list[str] | tuple[str, ...]) -> list[TaskRef]:
+def resolve_tasks(ws: WorkspaceDirs, names: list[str] | tuple[str, ...]) -> list[TaskRef]:
     """Expand task names (with shorthands and globs) to a sorted, duplicate-free list."""
     all_ds = dataset_names(ws)
     out: list[TaskRef] = []

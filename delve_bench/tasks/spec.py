@@ -37,7 +37,7 @@ from pathlib import Path
 from ..data.spec import DatasetSpec, dataset_names, dataset_spec
 from ..errors import DelveError, suggest
 from ..specfile import Fields, read_yaml
-from ..workspace import Workspace, spec_files
+from ..workspace import WorkspaceDirs, spec_files
 
 DESIGNS = {
     "hierarchical": "hierarchical",
@@ -164,7 +164,7 @@ def _columns(f: Fields, ds: DatasetSpec, key: str) -> tuple[int, ...]:
 _PARSED: dict[tuple, PrototaskSpec] = {}
 
 
-def _parse(ws: Workspace, dataset: str, path: Path) -> PrototaskSpec:
+def _parse(ws: WorkspaceDirs, dataset: str, path: Path) -> PrototaskSpec:
     """Parse a prototask YAML; cached per file version (every job looks its task up)."""
     ds = dataset_spec(ws, dataset)
     try:
@@ -176,7 +176,7 @@ def _parse(ws: Workspace, dataset: str, path: Path) -> PrototaskSpec:
     return _PARSED[key]
 
 
-def _parse_file(ws: Workspace, dataset: str, path: Path) -> PrototaskSpec:
+def _parse_file(ws: WorkspaceDirs, dataset: str, path: Path) -> PrototaskSpec:
     f = Fields(path, read_yaml(path), allowed=KEYS)
     for k in ("inputs", "targets"):
         if k not in f:
@@ -248,15 +248,15 @@ def _parse_file(ws: Workspace, dataset: str, path: Path) -> PrototaskSpec:
     )
 
 
-def prototask_files(ws: Workspace, dataset: str) -> dict[str, Path]:
+def prototask_files(ws: WorkspaceDirs, dataset: str) -> dict[str, Path]:
     return spec_files(d / dataset for d in reversed(ws.spec_dirs("tasks")))
 
 
-def prototask_names(ws: Workspace, dataset: str) -> list[str]:
+def prototask_names(ws: WorkspaceDirs, dataset: str) -> list[str]:
     return sorted(prototask_files(ws, dataset))
 
 
-def prototask_spec(ws: Workspace, dataset: str, name: str) -> PrototaskSpec:
+def prototask_spec(ws: WorkspaceDirs, dataset: str, name: str) -> PrototaskSpec:
     """The spec of ``dataset/name``; one-line errors with close names when unknown."""
     if dataset not in dataset_names(ws):
         names = dataset_names(ws)

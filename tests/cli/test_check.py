@@ -14,7 +14,7 @@ from support import one_line_error, run_delve
 
 from delve_bench.analysis.gate import check
 from delve_bench.run.store import csv_bytes, sha256_bytes
-from delve_bench.workspace import Workspace
+from delve_bench.workspace import WorkspaceDirs
 
 CLEAR = "kin-8nm/dist/std.256"  # knn-cv-1 vs lin-1: p ~ 2e-7
 NOISY = "boston/price/std.32"  # 2-way, large test-case variation
@@ -75,14 +75,14 @@ def test_half_a_percent_worse_on_a_noisy_task_passes(baseline, current):
     assert r.returncode == 0, r.stdout + r.stderr
     assert "changed" in r.stdout
     # without a margin, a uniform 0.5 % is a real (noise-free) worsening: the test finds it
-    res = check(Workspace(current), baseline, margin=0.0)
+    res = check(WorkspaceDirs(current), baseline, margin=0.0)
     assert [(x.method, x.task) for x in res.worse] == [("knn-cv-1", NOISY)]
 
 
 def test_missing_and_corrupt_results_fail(baseline, current):
     shutil.rmtree(current / "results" / "lin-1" / CLEAR / "3")
     (current / "results" / "knn-cv-1" / NOISY / "0" / "losses.csv").write_text("case,S,A,L\n")
-    res = check(Workspace(current), baseline)
+    res = check(WorkspaceDirs(current), baseline)
     assert res.failed
     why = {(x.method, x.task): x.why for x in res.missing}
     assert why == {("lin-1", CLEAR): "missing: 3", ("knn-cv-1", NOISY): "corrupt: 0"}
@@ -92,7 +92,7 @@ def test_missing_and_corrupt_results_fail(baseline, current):
 
 
 def test_selection_and_bad_baselines(baseline, current, tmp_path):
-    res = check(Workspace(current), baseline, ["lin-1"], losses=("S", "A", "L"))
+    res = check(WorkspaceDirs(current), baseline, ["lin-1"], losses=("S", "A", "L"))
     assert {x.method for x in res.rows} == {"lin-1"} and {x.loss for x in res.rows} == {
         "S",
         "A",

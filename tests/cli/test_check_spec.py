@@ -17,7 +17,7 @@ from support import one_line_error, run_delve
 from delve_bench.analysis.gate import check
 from delve_bench.errors import DelveError
 from delve_bench.run.store import csv_bytes, sha256_bytes
-from delve_bench.workspace import Workspace
+from delve_bench.workspace import WorkspaceDirs
 
 TASK = "hwang-g1/noisy/std.64"
 METHODS = Path(__file__).resolve().parents[2] / "methods"
@@ -59,7 +59,7 @@ def bump_version(root: Path, method: str, factor: float = 1.0) -> None:
 
 def test_a_changed_version_is_compared_and_fails_until_accepted(baseline, current):
     bump_version(current, "knn-cv-1", factor=5.0)  # S 5 x worse, as in the audit
-    res = check(Workspace(current), baseline)
+    res = check(WorkspaceDirs(current), baseline)
     row = next(r for r in res.rows if r.method == "knn-cv-1" and r.loss == "S")
     assert res.failed and row.status == "changed spec"
     assert row.spec_change == ("method.version",) and row.comparison == "worse"
@@ -69,14 +69,14 @@ def test_a_changed_version_is_compared_and_fails_until_accepted(baseline, curren
     assert "changed spec (field method.version; worse)" in r.stdout
     assert "--accept-changed knn-cv-1" in r.stdout
     # accepting the change judges it on its losses: still worse, still failing
-    res = check(Workspace(current), baseline, accept_changed=("knn-cv-1",))
+    res = check(WorkspaceDirs(current), baseline, accept_changed=("knn-cv-1",))
     row = next(r for r in res.rows if r.method == "knn-cv-1" and r.loss == "S")
     assert row.status == "worse" and row.accepted and res.failed
 
 
 def test_an_accepted_change_that_leaves_the_losses_alone_passes(baseline, current):
     bump_version(current, "knn-cv-1")
-    assert check(Workspace(current), baseline).failed
+    assert check(WorkspaceDirs(current), baseline).failed
     r = run_delve(current, "check", str(baseline), "--accept-changed", "knn-cv-1")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "accepted changed spec: method.version" in r.stdout
@@ -85,7 +85,7 @@ def test_an_accepted_change_that_leaves_the_losses_alone_passes(baseline, curren
 def test_a_method_on_one_side_only_is_listed(baseline, current):
     shutil.copytree(current / "results" / "lin-1", current / "results" / "lin-2")
     shutil.rmtree(current / "results" / "knn-cv-1")
-    res = check(Workspace(current), baseline)
+    res = check(WorkspaceDirs(current), baseline)
     status = {(r.method, r.loss): r.status for r in res.rows}
     assert status[("knn-cv-1", "S")] == "missing" and status[("lin-2", "-")] == "new"
     assert res.failed
@@ -94,7 +94,7 @@ def test_a_method_on_one_side_only_is_listed(baseline, current):
 @pytest.mark.parametrize("margin", [float("nan"), float("inf"), -0.01])
 def test_the_margin_is_a_finite_non_negative_number(baseline, current, margin):
     with pytest.raises(DelveError, match="finite"):
-        check(Workspace(current), baseline, margin=margin)
+        check(WorkspaceDirs(current), baseline, margin=margin)
 
 
 def test_margin_nan_on_the_command_line_is_one_error(baseline, current):
@@ -108,7 +108,7 @@ def test_a_baseline_losses_file_that_is_a_fifo_is_named_not_waited_on(baseline, 
     losses = base / "results" / "lin-1" / TASK / "2" / "losses.csv"
     losses.unlink()
     os.mkfifo(losses)  # reading it would wait forever for a writer
-    res = check(Workspace(current), base, ["lin-1"])
+    res = check(WorkspaceDirs(current), base, ["lin-1"])
     row = next(r for r in res.rows if r.loss == "S")
     assert row.status == "unchanged" and row.instances == 7
     assert row.why == "baseline corrupt, not compared: 2"

@@ -43,6 +43,12 @@ def test_run_writes_class_probabilities_and_zql_losses(study):
     assert np.array_equal(losses["Z"], (P.argmax(1) != t).astype(float))
     assert np.allclose(losses["L"], -np.log(P[np.arange(len(t)), t]))
     assert json.loads((d / "meta.json").read_text())["losses_available"] == ["Z", "Q", "L"]
+    from delve_bench import api
+
+    table = api.loss_table("logistic-1", "banana/ida/std.400", root=study)
+    assert list(table.columns) == ["method", "task", "instance", "case", "Z", "Q", "L"]
+    mine = table[table["instance"] == 3]
+    assert np.array_equal(mine["case"], losses["case"]) and np.array_equal(mine["Q"], losses["Q"])
 
 
 def test_compare_uses_the_corrected_resampled_t_test(study, delve):

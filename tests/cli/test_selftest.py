@@ -45,7 +45,16 @@ def test_selftest_quick(delve, tmp_path):
 
 
 def test_selftest_text_names_rates_and_passes(delve, tmp_path):
+    from delve_bench import api
+    from delve_bench.report.commands import format_selftest
+
     r = delve("selftest", "--quick", "--no-plots")
     assert r.returncode == 0, r.stderr
     assert "Golden numbers" in r.stdout and "passed" in r.stdout
     assert "quasi-F" in r.stdout and "sign-flip" in r.stdout and "corrected t" in r.stdout
+    # the command prints the API's result (the same seed gives the same rates)
+    res = api.run_selftest(quick=True, plots=False, root=tmp_path)
+    assert format_selftest(res) == r.stdout and res.plots == ()
+    assert repr(res) == (
+        "SelftestResult(quick, seed 0: 26 rates in 3 settings, 7 golden numbers; passed)"
+    )

@@ -33,7 +33,7 @@ from delve_bench.methods.base import Budget, FitContext, Method, Prediction
 from delve_bench.methods.registry import MethodSpec, checked_method, method_names, method_spec
 from delve_bench.run import EncodedInstance, load_instance
 from delve_bench.run.job import Fitted, check, class_tables, decode, fit_predict, result_tables
-from delve_bench.workspace import Workspace, builtin_root
+from delve_bench.workspace import WorkspaceDirs, builtin_root
 
 #: small real tasks: 64 training cases of a generated regression function (its data need
 #: no download) and 40 of a two-class medical data set
@@ -52,7 +52,7 @@ ADAPTED = {
     "sk-ridge-0": "plugin: sklearn.linear_model:Ridge\nparams: {alpha: 1.0}\n",
     "sk-logistic-0": "plugin: sklearn.linear_model:LogisticRegression\nparams: {C: 1.0}\n",
 }
-NAMES = method_names(Workspace(builtin_root())) + sorted(ADAPTED)
+NAMES = method_names(WorkspaceDirs(builtin_root())) + sorted(ADAPTED)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -66,13 +66,13 @@ def one_blas_thread():
 
 
 @pytest.fixture(scope="module")
-def space(tmp_path_factory) -> Workspace:
+def space(tmp_path_factory) -> WorkspaceDirs:
     """A workspace with the built-in methods and the adapted scikit-learn estimators."""
     root = tmp_path_factory.mktemp("contract")
     (root / "methods").mkdir()
     for name, text in ADAPTED.items():
         (root / "methods" / f"{name}.yaml").write_text(f"name: {name}\n{text}budget: {{}}\n")
-    return Workspace(root)
+    return WorkspaceDirs(root)
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +84,7 @@ def instances(space) -> dict[bool, EncodedInstance]:
     }
 
 
-def _spec(space: Workspace, name: str) -> MethodSpec:
+def _spec(space: WorkspaceDirs, name: str) -> MethodSpec:
     """The method's spec; the test is skipped where its plugin's package is not installed
     (e.g. an optional xgboost-1 without xgboost)."""
     spec = method_spec(space, name)
@@ -302,7 +302,7 @@ def test_an_unknown_parameter_is_one_error_naming_the_method(space, tmp_path, na
     (tmp_path / "methods").mkdir()
     (tmp_path / "methods" / f"{name}.yaml").write_text(yaml.safe_dump(doc))
     with pytest.raises(DelveError) as e:
-        checked_method(Workspace(tmp_path), name)
+        checked_method(WorkspaceDirs(tmp_path), name)
     message = str(e.value)
     assert name in message and "\n" not in message, message
 

@@ -189,6 +189,8 @@ def test_methods_come_from_yaml_and_entry_points(ws, monkeypatch):
     [
         ("delve_bench.methods.lin:Lin1", "delve_bench.methods.lin:Lin"),
         ("delve_bench.methods.knn:KnnCv1", "delve_bench.methods.knn:KnnCv"),
+        ("delve_bench.methods.mlp.ese:MlpEse1", "delve_bench.methods.mlp.ese:MlpEse"),
+        ("delve_bench.methods.mlp.mc:MlpMc1", "delve_bench.methods.mlp.mc:MlpMc"),
         ("delve_bench.methods.basis.plugins:Abf", "delve_bench.methods.basis.plugins.abf:Abf"),
         (
             "delve_bench.methods.basis.plugins:OrrForward",

@@ -12,12 +12,12 @@ import pytest
 
 from delve_bench.analysis.task import layout_of
 from delve_bench.data import load_dataset
+from delve_bench.defaults import DEFAULT_TIME_SCALE
 from delve_bench.errors import DelveError
 from delve_bench.methods.lin import Lin1
 from delve_bench.methods.registry import method_spec
 from delve_bench.run import RunOptions, load_instance
 from delve_bench.run.job import (
-    DEFAULT_TIME_SCALE,
     Decoded,
     Job,
     check,
@@ -122,11 +122,11 @@ def test_the_fingerprint_follows_what_defines_a_result(ws, tmp_path):
     )
     assert [k for k in a if a[k] != c[k]] == ["task.index"]
     # the plugin's module path is not part of it (code may move); the method's version is
-    from delve_bench.workspace import Workspace
+    from delve_bench.workspace import WorkspaceDirs
 
     (tmp_path / "other" / "methods").mkdir(parents=True)
     spec = Path(method_spec(ws, "lin-1").source).read_text()
-    w = Workspace(tmp_path / "other")
+    w = WorkspaceDirs(tmp_path / "other")
     yaml = tmp_path / "other" / "methods" / "lin-1.yaml"
     yaml.write_text(spec.replace("delve_bench.methods.lin:Lin", "elsewhere.linear:Lin"))
     assert method_spec(w, "lin-1").plugin == "elsewhere.linear:Lin"

@@ -64,9 +64,9 @@ def test_a_bad_lease_setting_is_an_error(tmp_path, monkeypatch, value):
 
 
 def test_status_shows_locks_and_run_takes_an_expired_one_over(tmp_path, delve):
-    from delve_bench.workspace import Workspace
+    from delve_bench.workspace import WorkspaceDirs
 
-    ws = Workspace(tmp_path)
+    ws = WorkspaceDirs(tmp_path)
     _foreign_lock(result_dir(ws, "lin-1", REF, 0), age=30)
     _foreign_lock(result_dir(ws, "lin-1", REF, 1), age=4000)
     r = delve("status", "lin-1", REF.full_name, check=True)

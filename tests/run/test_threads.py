@@ -13,7 +13,7 @@ from delve_bench.run.job import Job, execute, expected_fingerprint
 from delve_bench.run.provenance import describe_difference, stale_fields
 from delve_bench.run.store import read_meta, result_dir
 from delve_bench.tasks import TaskRef
-from delve_bench.workspace import Workspace
+from delve_bench.workspace import WorkspaceDirs
 
 TESTS = str(Path(__file__).resolve().parent)
 #: generated data (not a DELVE instance layout): the test holds whatever the data files do
@@ -28,10 +28,10 @@ def probe_ws(tmp_path, monkeypatch):
     (tmp_path / "methods" / "threads-1.yaml").write_text("plugin: probe:BlasThreads\nparams: {}\n")
     monkeypatch.syspath_prepend(TESTS)
     monkeypatch.setenv("PYTHONPATH", TESTS + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return Workspace(tmp_path)
+    return WorkspaceDirs(tmp_path)
 
 
-def _threads(ws: Workspace, instance: int) -> tuple[int, dict]:
+def _threads(ws: WorkspaceDirs, instance: int) -> tuple[int, dict]:
     meta = read_meta(result_dir(ws, "threads-1", TASK, instance)) or {}
     assert meta.get("status") == "ok", meta.get("error")
     return meta["info"]["threads"], meta

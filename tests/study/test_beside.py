@@ -22,7 +22,7 @@ from delve_bench.errors import DelveError
 from delve_bench.study.pack import unpack
 from delve_bench.study.run import run_study
 from delve_bench.study.spec import load_study
-from delve_bench.workspace import Workspace
+from delve_bench.workspace import WorkspaceDirs
 
 TASK = "hwang-g1/noisy/std.64"
 TINY = f"""
@@ -34,13 +34,13 @@ tasks: [{TASK}, hwang-g1/noisy/std.128]
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory) -> Workspace:
+def tiny(tmp_path_factory) -> WorkspaceDirs:
     """A workspace with study ``tiny`` run and packed (its working store removed, as in a
     clone), and knn-cv-1 run by the user on the study's tasks."""
     root = tmp_path_factory.mktemp("beside")
     (root / "studies").mkdir()
     (root / "studies" / "tiny.yaml").write_text(TINY)
-    ws = Workspace(root)
+    ws = WorkspaceDirs(root)
     st = load_study(ws, "tiny")
     assert not [o for o in run_study(ws, st, progress=False) if o.status != "ok"]
     shutil.rmtree(root / "results" / "tiny" / "runs")
@@ -72,7 +72,7 @@ def test_with_reads_the_packed_results_in_place_and_pairs_them(tiny, tmp_path):
     other = tmp_path / "store"
     unpack(tiny.root / "results" / "tiny", other, ["lin-1"], load_study(tiny, "tiny").refs(tiny))
     shutil.copytree(tiny.results / "knn-cv-1", other / "knn-cv-1")
-    plain = api.compare("knn-cv-1", "lin-1", TASK, root=Workspace(tiny.root, other))
+    plain = api.compare("knn-cv-1", "lin-1", TASK, root=WorkspaceDirs(tiny.root, other))
     for k in ("difference", "se", "p", "mean_a", "mean_b", "instances_used"):
         assert getattr(c, k) == getattr(plain, k), k
     # nothing was written into the study's folder
@@ -93,7 +93,7 @@ def test_without_with_the_missing_study_method_names_the_next_command(tiny):
 def test_a_user_result_made_on_another_task_is_refused_naming_the_field(tiny, tmp_path):
     mine = tmp_path / "ws"
     shutil.copytree(tiny.root, mine)
-    ws = Workspace(mine)
+    ws = WorkspaceDirs(mine)
     meta_path = ws.results / "knn-cv-1" / "hwang-g1" / "noisy" / "std.64" / "3" / "meta.json"
     meta = json.loads(meta_path.read_text())
     meta["fingerprint"]["task.index"] = "0123456789abcdef"
@@ -187,3 +187,38 @@ def test_the_comparison_verdict_is_one_line(tiny):
     assert v.startswith("ComparisonResult: ") and "\n" not in v
     assert f"on {TASK} (loss S, standardised): A - B = " in v
     assert np.isfinite(c.p)
+
+
+@pytest.mark.slow  # the study and the user run made by the tiny fixture
+def test_the_study_commands_print_what_the_api_returns(tiny, tmp_path, delve):
+    """Each `delve study` command is its API function and a formatter: the command's
+    output is the result's text, in a copy of the tiny study's workspace."""
+    from delve_bench.report.commands import format_study_status, format_verification
+
+    root = tmp_path / "ws"
+    shutil.copytree(tiny.root / "studies", root / "studies")
+    shutil.copytree(tiny.root / "results" / "tiny", root / "results" / "tiny")
+    st = api.study_status("tiny", root=root)
+    assert [(r.name, r.done, r.missing) for r in st.rows] == [("lin-1", 16, 0)]
+    assert (st.done, st.total, st.cpu_left) == (16, 16, 0.0)
+    out = delve("study", "status", "tiny", root=root, check=True).stdout
+    assert out == format_study_status(st) == repr(st) + "\n"
+
+    check = api.study_report_check("tiny", root=root)
+    assert not check.identical and "RESULTS.md (missing)" in check.differs
+    written = api.study_report("tiny", root=root)
+    assert "RESULTS.md" in written.files and written.out == root / "results" / "tiny" / "report"
+    assert api.study_report_check("tiny", root=root).identical
+    assert repr(api.study_report_check("tiny", root=root)) == (
+        "ReportCheck(study tiny: every file is byte-identical)"
+    )
+
+    v = api.study_verify("tiny", root=root)
+    assert v.ok and [c.name for c in v.checks][-1] == "reproduce lin-1"
+    assert delve("study", "verify", "tiny", root=root, check=True).stdout == format_verification(v)
+
+    assert api.study_run("tiny", root=root).ran == 0  # everything is packed already
+    u = api.study_unpack("tiny", root=root)
+    assert (u.written, u.dest) == (16, root / "results" / "tiny" / "runs")
+    with pytest.raises(DelveError, match="nothing to unpack"):
+        api.study_unpack("tiny", root=root)

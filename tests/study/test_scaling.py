@@ -19,7 +19,7 @@ from delve_bench.study.spec import load_study
 from delve_bench.tasks.instances import task_layout
 from delve_bench.tasks.names import TaskRef, resolve_tasks
 from delve_bench.tasks.spec import prototask_spec
-from delve_bench.workspace import Workspace
+from delve_bench.workspace import WorkspaceDirs
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -34,12 +34,12 @@ def test_exponent_recovers_a_power_law_and_needs_two_sizes():
     assert exponent(np.array([64, 64]), np.array([1.0, 2.0])) is None
 
 
-def _study(tmp_path: Path, displays: str) -> Workspace:
+def _study(tmp_path: Path, displays: str) -> WorkspaceDirs:
     (tmp_path / "studies").mkdir(exist_ok=True)
     (tmp_path / "studies" / "s.yaml").write_text(
         f"methods: [lin-1]\ntasks: [kin-8nm/std.64]\ndisplays: {displays}\n"
     )
-    return Workspace(tmp_path)
+    return WorkspaceDirs(tmp_path)
 
 
 def test_a_display_may_take_arguments(tmp_path):
@@ -66,7 +66,7 @@ def test_display_argument_errors_are_one_line(tmp_path, displays, message):
     assert message in str(e.value) and "\n" not in str(e.value)
 
 
-def _meta(ws: Workspace, method: str, ref: TaskRef, i: int, status: str, cpu: float, nb: int):
+def _meta(ws: WorkspaceDirs, method: str, ref: TaskRef, i: int, status: str, cpu: float, nb: int):
     d = result_dir(ws, method, ref, i)
     d.mkdir(parents=True)
     meta = {"method": method, "task": ref.full_name, "instance": i, "status": status}
@@ -79,7 +79,7 @@ def test_scaling_display_averages_tasks_fits_exponents_and_counts_failures(tmp_p
     """Recorded metas on the hwang tasks (generated data): time ~ n^2 and #BF ~ n^0.5 give
     those exponents; a size where a task has no finished instance is bracketed and left
     out of the fit, and its failed instances are counted."""
-    ws = Workspace(REPO, tmp_path / "results")
+    ws = WorkspaceDirs(REPO, tmp_path / "results")
     refs = resolve_tasks(ws, ["hwang-g1/clean/std.1024", "hwang-g1/clean/std.2048"])
     refs += resolve_tasks(ws, ["hwang-g2/clean/std.1024", "hwang-g2/clean/std.2048"])
     refs += resolve_tasks(ws, ["hwang-g1/clean/std.4096"])  # g2 at 4096: failed
@@ -127,7 +127,7 @@ def test_scaling_display_averages_tasks_fits_exponents_and_counts_failures(tmp_p
 def test_the_hwang_part_2_tasks_have_test_sets_as_large_as_their_training_sets():
     """Barrio et al. §6.2.3: training and test sets of 1024-8192 cases; 8192 leaves one
     instance, analysed with the test-case t-test (the fixed design's)."""
-    ws = Workspace(REPO)
+    ws = WorkspaceDirs(REPO)
     study = load_study(ws, "barrio-hwang")
     refs = study.refs(ws)
     assert len(refs) == 40 and {r.size for r in refs} == {1024, 2048, 4096, 8192}
@@ -172,7 +172,7 @@ def test_tables_3_and_5_set_ours_beside_the_published(tmp_path):
 
     from delve_bench.study.displays import _wins_table, write_hwang_basis
 
-    ws = Workspace(REPO, tmp_path / "results")
+    ws = WorkspaceDirs(REPO, tmp_path / "results")
     refs = resolve_tasks(ws, ["hwang-g1/noisy/std.8192", "hwang-g2/noisy/std.8192"])
     for k, ref in enumerate(refs):
         _meta(ws, "ssge-sffs-1", ref, 0, "ok", 1.0, 30 + 10 * k)

@@ -19,13 +19,13 @@ from delve_bench.methods.registry import fraction_name, method_spec, split_fract
 from delve_bench.study.displays import geometric
 from delve_bench.study.run import estimate
 from delve_bench.study.spec import MethodPlan, load_study
-from delve_bench.workspace import Workspace
+from delve_bench.workspace import WorkspaceDirs
 
 
-def _study(tmp_path, text: str, name: str = "s") -> Workspace:
+def _study(tmp_path, text: str, name: str = "s") -> WorkspaceDirs:
     (tmp_path / "studies").mkdir(exist_ok=True)
     (tmp_path / "studies" / f"{name}.yaml").write_text(text)
-    return Workspace(tmp_path)
+    return WorkspaceDirs(tmp_path)
 
 
 GOOD = """
@@ -41,37 +41,106 @@ def test_study_file_loads_with_defaults(tmp_path):
     mc = st.plan("mlp-mc-1@0.25")
     assert (mc.budget_mode, mc.time_scale, mc.snapshots) == ("cpu", 0.001, (0.25, 0.5))
     assert st.snapshot_names == ["mlp-mc-1@0.25", "mlp-mc-1@0.5"]
-    assert st.plan("lin-1").deterministic and not mc.deterministic
+    lin = st.plan("lin-1")  # no defaults: those of `delve run`
+    assert (lin.budget_mode, lin.time_scale, st.losses) == ("cpu", 0.05, {"default": ("S",)})
+    assert not lin.deterministic and not mc.deterministic
+    worked = load_study(_study(tmp_path, "defaults: {budget_mode: work}\n" + GOOD), "s")
+    assert worked.plan("lin-1").deterministic and worked.defaults == ("work", 0.05)
 
 
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("methods: [lin-1]\ntasks: [kin-8nm]\nfoo: 1\n", "unknown field 'foo'"),
+        (
+            "methods: [lin-1]\ntasks: [kin-8nm]\nfoo: 1\n",
+            "s.yaml: foo: unknown key (known: claims,",
+        ),
         ("methods: [lin-2]\ntasks: [kin-8nm]\n", "methods.lin-2: unknown method 'lin-2'"),
-        ("methods: {lin-1: {time_scale: -1}}\ntasks: [kin-8nm]\n", "time_scale: must be positive"),
-        ("methods: {lin-1: {time_scale: abc}}\ntasks: [kin-8nm]\n", "must be a number"),
-        ("methods: {lin-1: {budget_mode: fast}}\ntasks: [kin-8nm]\n", "must be cpu or work"),
+        (
+            "methods: {lin-1: {time_scale: -1}}\ntasks: [kin-8nm]\n",
+            "methods.lin-1.time_scale: must be greater than 0, got -1",
+        ),
+        (
+            "methods: {lin-1: {time_scale: abc}}\ntasks: [kin-8nm]\n",
+            "methods.lin-1.time_scale: expected a number, got 'abc'",
+        ),
+        (
+            "methods: {lin-1: {budget_mode: fast}}\ntasks: [kin-8nm]\n",
+            "methods.lin-1.budget_mode: 'fast' is not one of cpu, work",
+        ),
         ("methods: {lin-1: {snapshots: [0.5]}}\ntasks: [kin-8nm]\n", "not an anytime method"),
-        ("methods: {mlp-mc-1: {snapshots: [1.5]}}\ntasks: [kin-8nm]\n", "between 0 and 1"),
-        ("methods: {lin-1: {speed: 2}}\ntasks: [kin-8nm]\n", "unknown setting 'speed'"),
-        ("methods: [lin-1]\ntasks: [kin-9nm]\n", "tasks:"),
-        ("methods: [lin-1]\n", "'tasks' is missing"),
+        (
+            "methods: {mlp-mc-1: {snapshots: [1.5]}}\ntasks: [kin-8nm]\n",
+            "methods.mlp-mc-1.snapshots[0]: a fraction of the budget lies between 0 and 1",
+        ),
+        (
+            "methods: {lin-1: {speed: 2}}\ntasks: [kin-8nm]\n",
+            "methods.lin-1.speed: unknown key (known: budget_mode, cpu_estimate,",
+        ),
+        ("methods: [lin-1]\ntasks: [kin-9nm]\n", "s.yaml: tasks: unknown dataset 'kin-9nm'"),
+        ("methods: [lin-1]\n", "s.yaml: tasks: missing or empty"),
+        ("tasks: [kin-8nm]\nmethods: {}\n", "s.yaml: methods: missing or empty"),
         ("methods: [lin-1]\ntasks: [kin-8nm]\ndisplays: [diagramz]\n", "unknown display"),
         ("methods: [lin-1]\ntasks: [kin-8nm]\nresults: ../x\n", "inside the workspace"),
-        ("methods: [lin-1\n", "not valid YAML"),
+        ("methods: [lin-1\n", "s.yaml: not valid YAML"),
+        # wrong types, each named by its field
+        ("methods: [lin-1]\ntasks: kin-8nm\n", "s.yaml: tasks: expected a list, got 'kin-8nm'"),
+        ("methods: 5\ntasks: [kin-8nm]\n", "s.yaml: methods: expected a mapping"),
+        ("methods: [lin-1, 3]\ntasks: [kin-8nm]\n", "methods[1]: expected a method name, got 3"),
+        ("description: 5\nmethods: [lin-1]\ntasks: [kin-8nm]\n", "description: expected text"),
+        (
+            "methods: {lin-1: {skip_sizes: [64, big]}}\ntasks: [kin-8nm]\n",
+            "methods.lin-1.skip_sizes[1]: expected a whole number, got 'big'",
+        ),
+        (
+            "methods: {lin-1: {cpu_estimate: {64: fast}}}\ntasks: [kin-8nm]\n",
+            "methods.lin-1.cpu_estimate.64: expected a number, got 'fast'",
+        ),
+        (
+            "methods: {lin-1: {cpu_estimate: {many: 1}}}\ntasks: [kin-8nm]\n",
+            "methods.lin-1.cpu_estimate.many: the training-set size: expected a whole number",
+        ),
+        (
+            "methods: [lin-1]\ntasks: [kin-8nm]\nlosses: {default: [S, Z]}\n",
+            "losses.default[1]: 'Z' is not one of S, A, L",
+        ),
+        (
+            "methods: [lin-1]\ntasks: [kin-8nm]\nclaims: [everyone]\n",
+            "claims[0]: 'everyone' is not one of thesis, barrio",
+        ),
+        # the defaults: only budget_mode and time_scale, each checked
+        (
+            "defaults: {budget_mode: work, speed: 2}\nmethods: [lin-1]\ntasks: [kin-8nm]\n",
+            "s.yaml: defaults.speed: unknown key",
+        ),
+        (
+            "defaults: {time_scale: 0}\nmethods: [lin-1]\ntasks: [kin-8nm]\n",
+            "s.yaml: defaults.time_scale: must be greater than 0, got 0",
+        ),
+        (
+            "defaults: {time_scale: .inf}\nmethods: [lin-1]\ntasks: [kin-8nm]\n",
+            "defaults.time_scale: expected a finite number, got inf",
+        ),
     ],
 )
 def test_study_file_errors_are_one_line_naming_the_field(tmp_path, text, message):
     with pytest.raises(DelveError) as e:
         load_study(_study(tmp_path, text), "s")
     assert message in str(e.value) and "\n" not in str(e.value)
-    assert str(e.value).startswith("studies/s.yaml")
+    assert str(e.value).startswith("studies/s.yaml: ")
+
+
+def test_a_bad_study_file_is_one_line_from_the_command(delve, tmp_path):
+    _study(tmp_path, "methods: {lin-1: {time_scale: fast}}\ntasks: [kin-8nm]\n")
+    line = one_line_error(delve("study", "status", "s"))
+    assert line == (
+        "delve: error: studies/s.yaml: methods.lin-1.time_scale: expected a number, got 'fast'"
+    )
 
 
 def test_unknown_study_names_the_known_ones(tmp_path):
     with pytest.raises(DelveError, match="unknown study 'thesys' \\(did you mean thesis"):
-        load_study(Workspace(tmp_path), "thesys")
+        load_study(WorkspaceDirs(tmp_path), "thesys")
 
 
 def test_fraction_names_are_canonical_and_scale_every_budget(tmp_path):
@@ -85,7 +154,7 @@ def test_fraction_names_are_canonical_and_scale_every_budget(tmp_path):
     ):
         with pytest.raises(DelveError, match=msg):
             split_fraction(bad)
-    ws = Workspace(tmp_path)
+    ws = WorkspaceDirs(tmp_path)
     full, quarter = method_spec(ws, "mlp-mc-1"), method_spec(ws, "mlp-mc-1@0.25")
     assert quarter.seed_name == "mlp-mc-1" and quarter.base == "mlp-mc-1"
     assert quarter.make_budget(64, "cpu", 0.05).cpu_seconds == pytest.approx(
@@ -103,7 +172,7 @@ def test_geometric_average_and_its_log_se():
 
 
 def test_cpu_estimate_prefers_measurements_then_budget_then_the_study_file(tmp_path):
-    ws = Workspace(tmp_path)
+    ws = WorkspaceDirs(tmp_path)
     lin = method_spec(ws, "lin-1")
     plan = MethodPlan("lin-1", "work", 0.05, cpu_estimate=((64, 1.0), (256, 16.0)))
     assert estimate(plan, lin, 128, {}) == pytest.approx(4.0)  # log-log between 1 and 16
@@ -124,7 +193,7 @@ def test_snapshots_are_byte_identical_to_shorter_runs_in_work_mode(tmp_path, del
         "budget: {cpu_per_case: 30, work: 800}\n"
     )
     (tmp_path / "methods" / "mlpt.yaml").write_text(
-        "plugin: delve_bench.methods.mlp.mc:MlpMc1\nbudget: {cpu_per_case: 30, work: 40}\n"
+        "plugin: delve_bench.methods.mlp.mc:MlpMc\nbudget: {cpu_per_case: 30, work: 40}\n"
     )
     common = ("kin-8nm/std.64", "--instances", "0", "--budget-mode", "work", "-q")
     delve("--results", "r1", "run", "gpt", "gpt@0.5", "mlpt", "mlpt@0.25", *common, check=True)
@@ -230,7 +299,7 @@ def test_verify_passes_trivially_without_results(tmp_path, delve):
 
 
 def test_the_shipped_studies_load():
-    ws = Workspace(REPO)
+    ws = WorkspaceDirs(REPO)
     for f in sorted((REPO / "studies").glob("*.yaml")):
         st = load_study(ws, f.stem)
         assert st.methods and st.task_names
@@ -251,7 +320,7 @@ def test_a_study_with_snapshots_reports_them_and_verifies_them_statistically(tmp
     anytime display, and verify reruns the smallest snapshot and tests it (cpu mode)."""
     (tmp_path / "methods").mkdir()
     (tmp_path / "methods" / "mlpt.yaml").write_text(
-        "plugin: delve_bench.methods.mlp.mc:MlpMc1\nbudget: {cpu_per_case: 30, work: 40}\n"
+        "plugin: delve_bench.methods.mlp.mc:MlpMc\nbudget: {cpu_per_case: 30, work: 40}\n"
     )
     _study(tmp_path, ANYTIME, "any")
     delve("study", "run", "any", "--jobs", "2", check=True)
@@ -282,7 +351,7 @@ tasks: [kin-8nm/std.64]
 """
 
 
-def _write_packed_metas(ws: Workspace, study, fingerprint_of) -> None:
+def _write_packed_metas(ws: WorkspaceDirs, study, fingerprint_of) -> None:
     """Packed (committed) metas of mlp-ese-1 on kin-8nm/std.64, one per instance, each
     with the fingerprint ``fingerprint_of(job)`` -- what `study run` would have packed."""
     from delve_bench.run.job import Job

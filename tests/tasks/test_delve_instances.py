@@ -15,7 +15,7 @@ import pytest
 from delve_bench.data import dataset_spec
 from delve_bench.tasks.instances import generate, task_layout
 from delve_bench.tasks.spec import prototask_names, prototask_spec
-from delve_bench.workspace import Workspace
+from delve_bench.workspace import WorkspaceDirs
 
 H, C = "hierarchical", "common"
 S5 = (64, 128, 256, 512, 1024)
@@ -45,7 +45,7 @@ DELVE = {
 RANDOM_ORDER = {"boston/price"}
 
 
-def _regression_prototasks(ws: Workspace) -> set[str]:
+def _regression_prototasks(ws: WorkspaceDirs) -> set[str]:
     from delve_bench.data.spec import dataset_names
 
     out = set()

@@ -11,7 +11,7 @@ from delve_bench import api
 from delve_bench.errors import DelveError
 from delve_bench.tasks.instances import generate
 from delve_bench.tasks.spec import prototask_spec
-from delve_bench.workspace import Workspace
+from delve_bench.workspace import WorkspaceDirs
 
 TASK = "kin-8nm/dist/std.64"
 CHANGED = ["task.spec", "task.random_order", "task.index"]
@@ -23,7 +23,7 @@ def _seeded(spec: str) -> str:
     return "\n".join([*keep, "order: Random-order", "seed: 1996"]) + "\n"
 
 
-def test_results_on_the_seeded_instances_read_as_stale_everywhere(ws: Workspace):
+def test_results_on_the_seeded_instances_read_as_stale_everywhere(ws: WorkspaceDirs):
     builtin = prototask_spec(ws, "kin-8nm", "dist")
     mine = ws.root / "tasks" / "kin-8nm" / "dist.yaml"
     mine.parent.mkdir(parents=True)

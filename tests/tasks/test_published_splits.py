@@ -11,7 +11,7 @@ import pytest
 from delve_bench.errors import DelveError
 from delve_bench.tasks import prototask_spec, task_layout
 from delve_bench.tasks.instances import generate, read_splits
-from delve_bench.workspace import Workspace
+from delve_bench.workspace import WorkspaceDirs
 
 IDA = {  # Hong, Chen et al. (2014) Table 1: inputs, training and test cases
     "banana": (2, 400, 4900),
@@ -91,7 +91,7 @@ def _copy_prototask(tmp_path, name="heart"):
     shutil.copy(root / "tasks" / name / "ida.yaml", tmp_path / "tasks" / "ida.yaml")
     (tmp_path / "tasks" / name).mkdir()
     shutil.move(tmp_path / "tasks" / "ida.yaml", tmp_path / "tasks" / name / "ida.yaml")
-    return Workspace(tmp_path)
+    return WorkspaceDirs(tmp_path)
 
 
 def test_tampered_splits_file_is_detected(tmp_path, monkeypatch):

@@ -77,7 +77,7 @@ def test_committed_index_files_are_zero_based_case_numbers(ws):
 def test_tampered_random_order_is_detected(tmp_path, ws):
     import shutil
 
-    from delve_bench.workspace import Workspace
+    from delve_bench.workspace import WorkspaceDirs
 
     for ds, pt, message in (
         ("hwang-g1", "noisy", "differs from the order made from seed"),
@@ -91,7 +91,7 @@ def test_tampered_random_order_is_detected(tmp_path, ws):
         lines = order.read_text().splitlines()
         lines[0], lines[1] = lines[1], lines[0]
         order.write_text("\n".join(lines) + "\n")
-        w = Workspace(tmp_path)
+        w = WorkspaceDirs(tmp_path)
         for check_only in (True, False):
             with pytest.raises(DelveError, match=message):
                 generate(w, prototask_spec(w, ds, pt), check_only=check_only)
@@ -126,14 +126,14 @@ def test_bad_task_names_give_one_line_errors(ws, name, needle):
 
 
 def test_a_task_with_no_instances_is_a_clear_error(tmp_path):
-    from delve_bench.workspace import Workspace
+    from delve_bench.workspace import WorkspaceDirs
 
     (tmp_path / "tasks" / "boston").mkdir(parents=True)
     (tmp_path / "tasks" / "boston" / "big.yaml").write_text(
         "inputs: 1-13\ntargets: [14]\norder: retain\ntest-set-size: 250\ntraining-set-sizes: [32, 300]\n"
         "maximum-number-of-instances: 8\ntest-set-selection: common\n"
     )
-    w = Workspace(tmp_path)
+    w = WorkspaceDirs(tmp_path)
     with pytest.raises(DelveError, match="std.300 has no instances"):
         task_layout(w, prototask_spec(w, "boston", "big"), 300)
     with pytest.raises(DelveError, match=r"std.32/train.0 is missing; run `delve gen boston/big`"):
@@ -148,13 +148,13 @@ def test_a_task_with_no_instances_is_a_clear_error(tmp_path):
 def _copy_prototask(tmp_path, ws, dataset, prototask):
     import shutil
 
-    from delve_bench.workspace import Workspace
+    from delve_bench.workspace import WorkspaceDirs
 
     src = prototask_spec(ws, dataset, prototask)
     (tmp_path / "tasks" / dataset).mkdir(parents=True)
     shutil.copy(src.path, tmp_path / "tasks" / dataset / f"{prototask}.yaml")
     shutil.copytree(src.dir, tmp_path / "tasks" / dataset / prototask)
-    w = Workspace(tmp_path)
+    w = WorkspaceDirs(tmp_path)
     return w, prototask_spec(w, dataset, prototask)
 
 

@@ -23,7 +23,11 @@ Readings of what Orr leaves open (docs/methods/basis.md, Orr's family):
   bases (on kin-8nm/std.256 it went to the narrowest radius, where the test error was
   more than double);
 * sweeps in index order; stop when a sweep lowers GCV by a relative 1e-4 or less
-  (Orr's thresh = 1e4) or after ``max_sweeps``;
+  (Orr's thresh = 1e4) or after ``max_sweeps``; the model kept is the one with the lowest
+  GCV after a sweep (or the start): each step lowers GCV in exact arithmetic, but on nearly
+  dependent columns a sweep can raise it in floating point. GCV's sum of squares is taken
+  from the residual, never from the Gram form, which cancels away all precision when the
+  fit is close;
 * the minimiser is found by comparing GCV at ``lambda = 0``, at ``inf`` and at the
   stationary point when it lies in ``(0, inf)``. This equals ORR's case table wherever the
   table applies, needs no ``a beta == alpha b`` test, and stays right should the table's last row
@@ -33,7 +37,10 @@ Readings of what Orr leaves open (docs/methods/basis.md, Orr's family):
   downdate (valid also at ``lambda_j = 0``, where Orr's eq. A.7 fails) and re-adding it is
   Orr's eq. A.4, so each single-lambda step costs O(m^2) and a sweep O(P m^2);
 * a candidate numerically in the span of the others (``d < 1e-10 h_j^T h_j``) gets
-  ``lambda_j = inf``.
+  ``lambda_j = inf``; so does, in the starting model, a column beyond the numerical rank
+  of the starting columns (:func:`independent_columns`). Without that, noise-free data
+  (e.g. hwang-g1/clean, where GCV takes the global ridge lambda to 1e-20) made
+  ``H^T H + Lambda`` singular to working precision and the fit fail.
 """
 
 from __future__ import annotations
@@ -41,7 +48,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import cho_solve, cholesky
+from scipy.linalg import cho_solve, cholesky, qr
 
 from .orthogonal import OrthogonalSelection, run_selection
 from .ridge import global_ridge
@@ -105,9 +112,11 @@ class LocalRidge:
         self.K = F.T @ F
         self.Fty = F.T @ self.y
         self.yy = float(self.y @ self.y)
-        self.active = list(active)
+        lam = np.broadcast_to(np.asarray(lam, float), (len(active),))
+        independent = independent_columns(F, active)
+        self.active = [j for j in active if j in independent]
         self.lam = np.full(F.shape[1], np.inf)
-        self.lam[self.active] = lam
+        self.lam[self.active] = [v for j, v in zip(active, lam, strict=True) if j in independent]
         I = self._I()
         A = self.K[np.ix_(I, I)] + np.diag(self.lam[I])
         self.Ainv = cho_solve((cholesky(A, lower=True), True), np.eye(len(I)))
@@ -127,12 +136,21 @@ class LocalRidge:
         I = self._I()
         if not len(I):
             return self.yy
-        w = self.weights()
-        return max(self.yy - 2 * w @ self.Fty[I] + w @ self.K[np.ix_(I, I)] @ w, 0.0)
+        # from the residual itself: the Gram form y'y - 2 w'H'y + w'H'Hw cancels away all
+        # precision when the fit is close (it read 0 on a kin-8nm/std.64 start)
+        r = self.y - self.F[:, I] @ self.weights()
+        return float(r @ r)
 
     def gcv(self) -> float:
         """``p y^T P^2 y / (trace P)^2`` (ORR 5.2)."""
         return self.p * self.sse() / self.trace_P() ** 2
+
+    def state(self) -> tuple[list[int], np.ndarray, np.ndarray]:
+        """A copy of what the sweeps change (active set, lambdas, A^-1)."""
+        return list(self.active), self.lam.copy(), self.Ainv.copy()
+
+    def restore(self, state: tuple[list[int], np.ndarray, np.ndarray]) -> None:
+        self.active, self.lam, self.Ainv = list(state[0]), state[1].copy(), state[2].copy()
 
     # ------------------------------------------------------------------ one lambda
     def _remove(self, j: int) -> None:
@@ -190,6 +208,24 @@ class LocalRidge:
         return co.gcv(lam, self.p)
 
 
+def independent_columns(F: np.ndarray, columns: list[int]) -> set[int]:
+    """The columns of ``F`` (of those listed) that are not numerically in the span of the
+    others: column-pivoted QR, whose k-th diagonal element is the residual norm of the k-th
+    chosen column against those chosen before it, cut where it falls below
+    ``sqrt(SPAN_EPS)`` times the first (the sweeps' test ``d < SPAN_EPS h^T h`` on norms).
+
+    The starting model drops the others (lambda = inf): with tiny starting lambdas on
+    nearly dependent columns ``H^T H + Lambda`` is singular to working precision (on
+    noise-free data GCV takes the global ridge lambda to 1e-20 and below), and the Gram
+    formulas of the sweeps cannot resolve what such columns add."""
+    if not columns:
+        return set()
+    R, pivots = qr(F[:, columns], mode="r", pivoting=True)
+    diag = np.abs(np.diag(R))
+    rank = int(np.sum(diag >= np.sqrt(SPAN_EPS) * diag[0])) if diag[0] > 0 else 0
+    return {columns[k] for k in pivots[:rank]}
+
+
 @dataclass
 class Start:
     """A starting model for the sweeps: active columns, their lambdas, and its GCV."""
@@ -234,20 +270,26 @@ def local_ridge(
     start = starting_model(F, y, init) if isinstance(init, str) else init
     lr = LocalRidge(F, y, list(start.active), start.lam)
     history = [lr.gcv()]
+    best = lr.state()
     sweeps = 0
     while sweeps < max_sweeps and not (stop is not None and stop(sweeps)):
         for j in range(F.shape[1]):
             lr.optimise(j)
         sweeps += 1
         history.append(lr.gcv())
+        if history[-1] < min(history[:-1]):
+            best = lr.state()
         if history[-2] - history[-1] <= tol * history[-2]:
             break
+    # each step lowers GCV in exact arithmetic; on nearly dependent columns a sweep can
+    # raise it in floating point, and then the model GCV prefers is the one kept
+    lr.restore(best)
     I = list(lr.active)
     return LocalRidgeFit(
         active=np.asarray(I, int),
         lam=lr.lam[I],
         weights=lr.weights(),
-        gcv=history[-1],
+        gcv=min(history),
         gamma=lr.p - lr.trace_P(),
         sweeps=sweeps,
         history=history,

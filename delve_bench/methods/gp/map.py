@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...defaults import REGRESSION_LOSSES
 from ...numerics.cg import minimize
 from ...numerics.mixture import sampled_median
 from ..base import FitContext, Gaussian, Method, Prediction
@@ -25,9 +26,20 @@ from .model import GPObjective, Hyper, Posterior, initial_theta
 
 
 class GpMap(Method):
-    """gp-map-1 (see the module docstring)."""
+    """gp-map-1 (see the module docstring).
 
-    losses = ("S", "A", "L")
+    Attributes
+    ----------
+    theta_ : ndarray of shape (m + 4,)
+        The MAP hyperparameters, logs of the m inverse squared length scales, v0, a0, a1
+        and the noise variance (:class:`.model.Hyper`).
+    post_ : Posterior
+        The GP posterior at ``theta_`` on the training set.
+    rng_ : numpy.random.Generator
+        The fit's generator (drawn from only with ``faithful_median``).
+    """
+
+    losses = REGRESSION_LOSSES
 
     def __init__(
         self,
@@ -58,9 +70,9 @@ class GpMap(Method):
             callback=progress,
             faithful=self.faithful_line_search,
         )
-        self.theta = res.x
-        self.post = Posterior.fit(X, y, res.x)
-        self.rng = ctx.rng
+        self.theta_ = res.x
+        self.post_ = Posterior.fit(X, y, res.x)
+        self.rng_ = ctx.rng
         ctx.info.update(
             evaluations=res.evals,
             iterations=res.iterations,
@@ -72,9 +84,9 @@ class GpMap(Method):
         )
 
     def predict(self, X: np.ndarray) -> Prediction:
-        mu, var = self.post.predict(X)
+        mu, var = self.post_.predict(X)
         if self.faithful_median:
-            median = sampled_median(mu[:, None], var[:, None], self.rng)
+            median = sampled_median(mu[:, None], var[:, None], self.rng_)
         else:
             median = mu
         return Prediction(mean=mu, median=median, density=Gaussian(mu, var))

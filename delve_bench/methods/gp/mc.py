@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from ...defaults import REGRESSION_LOSSES
 from ...numerics.hmc import HMC
 from ...numerics.mixture import mixture_median, sampled_median
 from ..base import Budget, FitContext, GaussianMixture, Method, Prediction
@@ -102,9 +103,22 @@ class _Schedule:
 
 class GpMc(Method):
     """gp-mc-1 (see the module docstring). Anytime: a snapshot at budget fraction F keeps
-    its own 39 records at intervals of F T / 39, so it is the run a budget of F T makes."""
+    its own 39 records at intervals of F T / 39, so it is the run a budget of F T makes.
 
-    losses = ("S", "A", "L")
+    Attributes
+    ----------
+    thetas_ : ndarray of shape (used, m + 4)
+        The hyperparameter records the prediction averages over (the ``used`` chosen from
+        the last two thirds of the run).
+    X_, y_ : ndarray of shape (n, m) and (n,)
+        The training set (each record's GP posterior is conditioned on it).
+    snapshots_ : dict of float to _Schedule
+        The records of each snapshot fraction's shorter run.
+    rng_ : numpy.random.Generator
+        The fit's generator (drawn from only with ``faithful_median``).
+    """
+
+    losses = REGRESSION_LOSSES
     anytime = True
     #: iterations at n = work_reference_n when the budget is unlimited (the YAML's work)
     default_work = 20000
@@ -164,10 +178,10 @@ class GpMc(Method):
                 for sc in snaps.values():
                     sc.record(it, now, sampler, cpu)
                 ctx.progress(min(1.0, now / main.T))
-        self.X, self.y = X, y
-        self.rng = ctx.rng
-        self.snaps, self._cpu_clock = snaps, budget.mode == "cpu"
-        self.thetas = np.array(main.thetas)[main.chosen(self.used)]
+        self.X_, self.y_ = X, y
+        self.rng_ = ctx.rng
+        self.snapshots_, self._cpu_clock = snaps, budget.mode == "cpu"
+        self.thetas_ = np.array(main.thetas)[main.chosen(self.used)]
         ctx.info.update(
             iterations=it,
             evaluations=sampler.evals,
@@ -194,27 +208,27 @@ class GpMc(Method):
     def _mixture(self, thetas: np.ndarray, X: np.ndarray) -> Prediction:
         mus, vs = [], []
         for theta in thetas:
-            mu, var = Posterior.fit(self.X, self.y, theta).predict(X)
+            mu, var = Posterior.fit(self.X_, self.y_, theta).predict(X)
             mus.append(mu)
             vs.append(var)
         means, vars = np.stack(mus, 1), np.stack(vs, 1)
         k = means.shape[1]
         if self.faithful_median:
-            median = sampled_median(means, vars, self.rng)
+            median = sampled_median(means, vars, self.rng_)
         else:
             median = mixture_median(means, vars)
         density = GaussianMixture(means, widen(means, vars), np.full(k, 1.0 / k))
         return Prediction(mean=means.mean(1), median=median, density=density)
 
     def predict(self, X: np.ndarray) -> Prediction:
-        return self._mixture(self.thetas, X)
+        return self._mixture(self.thetas_, X)
 
     def snapshot(self, fraction: float, X: np.ndarray) -> Prediction:
-        sc = self.snaps[fraction]
+        sc = self.snapshots_[fraction]
         return self._mixture(np.array(sc.thetas)[sc.chosen(self.used)], X)
 
     def snapshot_info(self, fraction: float) -> dict:
-        sc = self.snaps[fraction]
+        sc = self.snapshots_[fraction]
         return dict(
             fit_cpu_seconds=sc.fit_cpu,
             iterations=sc.iters[-1],

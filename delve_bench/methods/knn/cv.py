@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...defaults import REGRESSION_LOSSES
 from ...numerics.distance import sq_distances
 from ..base import FitContext, Gaussian, Method, Prediction
 from .neighbours import Neighbours, prefix_medians
@@ -70,7 +71,7 @@ class KnnCv(Method):
         The neighbour counts serving S, A and L.
     """
 
-    losses = ("S", "A", "L")
+    losses = REGRESSION_LOSSES
 
     def fit(self, X: np.ndarray, y: np.ndarray, ctx: FitContext) -> None:
         if len(y) < 2:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...defaults import REGRESSION_LOSSES
 from ..base import FitContext, Gaussian, Method, Prediction
 
 MAX_SV_RATIO = 1e6
@@ -41,7 +42,7 @@ class Lin(Method):
         Whether L is served (n > m + 1 and a positive finite noise variance).
     """
 
-    losses = ("S", "A", "L")
+    losses = REGRESSION_LOSSES
 
     def __init__(self, corrected: bool = False):
         self.corrected = corrected

@@ -37,8 +37,17 @@ from ..base import FitContext, Method, Prediction
 from .network import MlpData, MlpShape, ese_hidden_units, forward, forward_many, random_weights
 
 
-class MlpEse1(Method):
-    """Early-stopping MLP ensemble of Rasmussen (1996) §3.6 (constants of App. A.3)."""
+class MlpEse(Method):
+    """Early-stopping MLP ensemble of Rasmussen (1996) §3.6 (constants of App. A.3).
+
+    Attributes
+    ----------
+    shape_ : MlpShape
+        The members' network: inputs, hidden units (chosen from the training-set size),
+        outputs.
+    members_ : ndarray of shape (k, n_weights)
+        The weights of the k members kept; the prediction is their mean.
+    """
 
     losses = ("S", "A")
 
@@ -64,7 +73,7 @@ class MlpEse1(Method):
         n, n_in = X.shape
         self._squeeze = np.ndim(y) == 1
         nv = n // self.validate_fraction
-        self.shape = MlpShape(
+        self.shape_ = MlpShape(
             n_in, ese_hidden_units(n, n_in, Y.shape[1], self.validate_fraction), Y.shape[1]
         )
         budget = ctx.budget
@@ -86,11 +95,11 @@ class MlpEse1(Method):
                 members.append(w)
             log.append(rec)
             ctx.progress(min(1.0, used / total))
-        self.members = np.array(members)
+        self.members_ = np.array(members)
         kept = [r for r in log if r["kept"]]
         ctx.info.update(
-            hidden_units=self.shape.n_hidden,
-            n_weights=self.shape.n_weights,
+            hidden_units=self.shape_.n_hidden,
+            n_weights=self.shape_.n_weights,
             n_validation=nv,
             ensemble_size=len(members),
             nets_trained=len(log),
@@ -106,7 +115,7 @@ class MlpEse1(Method):
     def _train_member(self, Xt, Yt, Xv, Yv, ctx, done, net_limit, total):
         """Train one member from random weights, ``done`` training evaluations into the
         budget; return its best-validation weights and a record of its training."""
-        data = MlpData(self.shape, Xt, Yt)
+        data = MlpData(self.shape_, Xt, Yt)
         budget = ctx.budget
         start = budget.used(done)
 
@@ -114,10 +123,10 @@ class MlpEse1(Method):
             return budget.used(done + cg.evals) - start
 
         def val_error(w):
-            R = forward(self.shape, w, Xv) - Yv
+            R = forward(self.shape_, w, Xv) - Yv
             return float(np.vdot(R, R)) / max(1, len(Xv))
 
-        w0 = random_weights(self.shape, ctx.rng, self.init_scale)
+        w0 = random_weights(self.shape_, ctx.rng, self.init_scale)
         cg = ConjugateGradient(data.energy_grad, w0)
         best_err, best_w, best_it, it, stop = val_error(cg.x), cg.x.copy(), 0, 0, "budget"
         while elapsed() < net_limit:  # CG checks the timeout before iterating
@@ -152,5 +161,8 @@ class MlpEse1(Method):
         return best_w, rec
 
     def predict(self, X: np.ndarray) -> Prediction:
-        F = forward_many(self.shape, self.members, np.asarray(X, dtype=float)).mean(axis=1)
+        F = forward_many(self.shape_, self.members_, np.asarray(X, dtype=float)).mean(axis=1)
         return Prediction(mean=F[:, 0] if self._squeeze else F)
+
+
+MlpEse1 = MlpEse  # the plugin path delve_bench.methods.mlp.ese:MlpEse1 of older method YAMLs

@@ -297,8 +297,17 @@ def predictive(shape: MlpShape, states: list[Saved], X: np.ndarray) -> Predictio
     return Prediction(mean=mix.mean(), median=mixture_median(means, vars_), density=mix)
 
 
-class MlpMc1(Method):
-    """Neal's Bayesian MLP by HMC with the thesis' settings (Rasmussen 1996 §3.7)."""
+class MlpMc(Method):
+    """Neal's Bayesian MLP by HMC with the thesis' settings (Rasmussen 1996 §3.7).
+
+    Attributes
+    ----------
+    chain_ : Chain
+        The sampler's run: network shape, the thinned saved states, acceptance records and
+        the snapshots' own records.
+    states_ : list of Saved
+        The ``n_use`` states the prediction mixes over (after ``burn_fraction``).
+    """
 
     anytime = True
 
@@ -330,11 +339,11 @@ class MlpMc1(Method):
         if Y.shape[1] != 1:
             raise ValueError("mlp-mc-1 predicts a single target")
         ctx.budget.require_finite("mlp-mc-1")
-        self.chain = run_chain(
+        self.chain_ = run_chain(
             X, Y, ctx.rng, ctx.budget, progress=ctx.progress, snapshots=ctx.snapshots, **self.params
         )
-        self.states = select_states(self.chain.saved, self.n_use, self.burn_fraction)
-        ch, used = self.chain, self.states
+        self.states_ = select_states(self.chain_.saved, self.n_use, self.burn_fraction)
+        ch, used = self.chain_, self.states_
         ctx.info.update(
             hidden_units=ch.shape.n_hidden,
             n_weights=ch.shape.n_weights,
@@ -363,20 +372,23 @@ class MlpMc1(Method):
         )
 
     def predict(self, X: np.ndarray) -> Prediction:
-        return predictive(self.chain.shape, self.states, X)
+        return predictive(self.chain_.shape, self.states_, X)
 
     def _snapshot_states(self, fraction: float) -> list[Saved]:
-        fz = self.chain.snapshots[fraction]
+        fz = self.chain_.snapshots[fraction]
         return select_states(fz.saved, self.n_use, self.burn_fraction, values=fz.values())
 
     def snapshot(self, fraction: float, X: np.ndarray) -> Prediction:
-        return predictive(self.chain.shape, self._snapshot_states(fraction), X)
+        return predictive(self.chain_.shape, self._snapshot_states(fraction), X)
 
     def snapshot_info(self, fraction: float) -> dict:
-        fz = self.chain.snapshots[fraction]
+        fz = self.chain_.snapshots[fraction]
         return dict(
             fit_cpu_seconds=fz.fit_cpu,
             iterations=fz.iterations,
-            hidden_units=self.chain.shape.n_hidden,
+            hidden_units=self.chain_.shape.n_hidden,
             **self._state_info(self._snapshot_states(fraction)),
         )
+
+
+MlpMc1 = MlpMc  # the plugin path delve_bench.methods.mlp.mc:MlpMc1 of older method YAMLs

@@ -16,7 +16,12 @@ from delve_bench.methods.basis.abf import fit_abf, log_ml_and_grad
 from delve_bench.methods.basis.criteria import loo_residuals, msc
 from delve_bench.methods.basis.design import rbf_design
 from delve_bench.methods.basis.evidence import EvidenceState
-from delve_bench.methods.basis.local_ridge import LocalRidge, local_ridge, starting_model
+from delve_bench.methods.basis.local_ridge import (
+    LocalRidge,
+    independent_columns,
+    local_ridge,
+    starting_model,
+)
 from delve_bench.methods.basis.lrols import evidence_update, lrols_loo, ofr_loo
 from delve_bench.methods.basis.orthogonal import OrthogonalSelection
 from delve_bench.methods.basis.ridge import _Spectrum, global_ridge
@@ -462,9 +467,9 @@ def _study_design(task: str, instance: int, widths: list[float]) -> tuple[np.nda
     from delve_bench.tasks import resolve_tasks
     from delve_bench.tasks.instances import generate
     from delve_bench.tasks.spec import prototask_spec
-    from delve_bench.workspace import Workspace
+    from delve_bench.workspace import WorkspaceDirs
 
-    builtin = Workspace.from_env(None, None)
+    builtin = WorkspaceDirs.from_env(None, None)
     ref = resolve_tasks(builtin, [task])[0]
     spec = prototask_spec(builtin, ref.dataset, ref.prototask).path.read_text()
     seeded = [li for li in spec.splitlines() if not li.startswith(("order:", "instances:"))]
@@ -472,7 +477,7 @@ def _study_design(task: str, instance: int, widths: list[float]) -> tuple[np.nda
         d = Path(tmp) / "tasks" / ref.dataset
         d.mkdir(parents=True)
         (d / f"{ref.prototask}.yaml").write_text("\n".join([*seeded, "seed: 1996"]) + "\n")
-        ws = Workspace(Path(tmp))
+        ws = WorkspaceDirs(Path(tmp))
         generate(ws, prototask_spec(ws, ref.dataset, ref.prototask))
         enc = load_instance(ws, task, instance)
     Xs, t = Ssge()._prepare(enc.X_train, enc.y_train)
@@ -531,3 +536,38 @@ def test_ols_stays_orthogonal_on_near_collinear_study_columns():
     w_ref = np.linalg.lstsq(Fs, t, rcond=None)[0]
     assert np.allclose(sel.weights(), w_ref, rtol=1e-6, atol=1e-6 * np.abs(w_ref).max())
     assert sel.sse() == pytest.approx(float(np.sum((t - Fs @ w_ref) ** 2)), rel=1e-9)
+
+
+def test_local_ridge_1_fits_noise_free_data(tmp_path):
+    """hwang-g1/clean has no noise: GCV takes the global-ridge lambda to 1e-28 and H^T H of
+    the 64 centres is singular to working precision. The start keeps the numerically
+    independent centres (Cholesky of all 64 failed), and the model kept is the one GCV
+    prefers (on these instances the start: the first sweep raises GCV in floating point)."""
+    from delve_bench.run.job import Job, RunOptions, execute
+    from delve_bench.tasks.names import resolve_tasks
+    from delve_bench.workspace import WorkspaceDirs
+
+    (ref,) = resolve_tasks(WorkspaceDirs(tmp_path), ["hwang-g1/clean/std.64"])
+    for i, n_basis, mean_s in ((0, 18, 3.4146947623575287e-05), (5, 6, 4.640748902788881e-05)):
+        r = execute(str(tmp_path), Job("local-ridge-1", ref, i), RunOptions(mode="work"))
+        assert r.status == "ok", r.error
+        d = tmp_path / "results" / "local-ridge-1" / "hwang-g1" / "clean" / "std.64" / str(i)
+        info = json.loads((d / "meta.json").read_text())["info"]
+        assert (info["n_basis"], info["n_initial"], info["sweeps"]) == (n_basis, 64, 1)
+        assert info["gcv"] == min(info["gcv_history"]) == info["gcv_history"][0]
+        assert info["gcv_history"][1] > 30 * info["gcv"]
+        losses = np.loadtxt(d / "losses.csv", delimiter=",", skiprows=1, usecols=(1,))
+        assert len(losses) == 1024 and losses.mean() == pytest.approx(mean_s, rel=1e-6)
+
+
+def test_local_ridge_start_drops_columns_beyond_the_numerical_rank():
+    rng = np.random.default_rng(12)
+    F = rng.normal(size=(30, 8))
+    y = F @ rng.normal(size=8) + 0.1 * rng.normal(size=30)
+    G = np.column_stack([F, 0.5 * F[:, 3] + 1e-9 * F[:, 4], 0.5 * F[:, 7]])  # near copies
+    assert independent_columns(G, list(range(10))) == set(range(8))
+    assert independent_columns(G, [9, 2]) == {9, 2}  # alone, a copy is independent
+    lr = LocalRidge(G, y, list(range(10)), np.full(10, 1e-20))
+    assert lr.active == list(range(8)) and np.isinf(lr.lam[8:]).all()
+    A = F.T @ F + 1e-20 * np.eye(8)
+    assert np.allclose(lr.Ainv, np.linalg.inv(A), rtol=1e-10)

@@ -177,7 +177,7 @@ def test_gp_mc_on_toy_data():
     info = ctx.info
     assert info["iterations"] == m.iterations_for(40, 1200) == round(1200 * (64 / 40) ** 2)
     assert info["acceptance_rate"] > 0.9  # eps = 0.5/sqrt(n) gives low rejection rates
-    assert len(m.thetas) == 26 and min(info["records_used"]) >= 13
+    assert len(m.thetas_) == 26 and min(info["records_used"]) >= 13
     p = m.predict(X[:6])
     assert p.density.means.shape == (6, 26)
     np.testing.assert_allclose(p.mean, p.density.means.mean(1))
@@ -192,19 +192,19 @@ def test_work_mode_is_deterministic():
     a, b = GpMc(min_iterations=0), GpMc(min_iterations=0)
     fit_method(a, X, t, Budget(mode="work", work=600), seed=5)
     fit_method(b, X, t, Budget(mode="work", work=600), seed=5)
-    np.testing.assert_array_equal(a.thetas, b.thetas)
+    np.testing.assert_array_equal(a.thetas_, b.thetas_)
 
 
 # -- real data, through the harness ------------------------------------------------------
 
 
 def run_method(tmp_path: Path, method: str, task: str, instance: int = 0) -> dict:
-    from delve_bench.run.job import Job, execute
+    from delve_bench.run.job import Job, RunOptions, execute
     from delve_bench.tasks.names import resolve_tasks
-    from delve_bench.workspace import Workspace
+    from delve_bench.workspace import WorkspaceDirs
 
-    (ref,) = resolve_tasks(Workspace(tmp_path), [task])
-    r = execute(str(tmp_path), Job(method, ref, instance))
+    (ref,) = resolve_tasks(WorkspaceDirs(tmp_path), [task])
+    r = execute(str(tmp_path), Job(method, ref, instance), RunOptions(mode="work"))
     assert r.status == "ok", r.error
     d = tmp_path / "results" / method / ref.dataset / ref.prototask / ref.name / str(instance)
     meta = json.loads((d / "meta.json").read_text())

@@ -16,8 +16,8 @@ from support import fit_method
 from delve_bench.methods.base import Budget
 from delve_bench.methods.mlp import network as mlp
 from delve_bench.methods.mlp import prior as mlp_prior
-from delve_bench.methods.mlp.ese import MlpEse1
-from delve_bench.methods.mlp.mc import MlpMc1, _Store, posterior_energy, select_states
+from delve_bench.methods.mlp.ese import MlpEse
+from delve_bench.methods.mlp.mc import MlpMc, _Store, posterior_energy, select_states
 
 # -- architecture and initialisation -----------------------------------------------------
 
@@ -280,12 +280,12 @@ def _instance(instance, task="kin-8nm/std.64", i=0):
 def test_mlp_ese_1_follows_the_ensemble_rules_on_kin(instance):
     X, y, Xt, yt = _instance(instance)
     total = 4000
-    m = MlpEse1()
+    m = MlpEse()
     info = fit_method(m, X, y, Budget(mode="work", work=total)).info
     assert info["hidden_units"] == mlp.ese_hidden_units(64, 8) == 4  # Nt = 43
     assert info["n_validation"] == 21
     k = info["ensemble_size"]
-    assert 3 <= k <= 50 and m.members.shape == (k, m.shape.n_weights)
+    assert 3 <= k <= 50 and m.members_.shape == (k, m.shape_.n_weights)
     for it, best, stop, ev in zip(
         info["iterations"], info["best_iteration"], info["stop"], info["epochs"], strict=True
     ):
@@ -296,14 +296,14 @@ def test_mlp_ese_1_follows_the_ensemble_rules_on_kin(instance):
     pred = m.predict(Xt)
     assert pred.median is None and pred.density is None and "L" not in m.losses
     assert np.mean((pred.mean - yt) ** 2) < 0.7 * np.var(yt)
-    again = MlpEse1()
+    again = MlpEse()
     fit_method(again, X, y, Budget(mode="work", work=total))
     np.testing.assert_array_equal(again.predict(Xt).mean, pred.mean)  # reproducible
 
 
 def test_mlp_ese_1_validation_picks_the_earliest_best_weights(instance):
     X, y, _, _ = _instance(instance)
-    m = MlpEse1(max_ensemble=3, min_iteration=10)
+    m = MlpEse(max_ensemble=3, min_iteration=10)
     info = fit_method(m, X, y, Budget(mode="work", work=600), seed=4).info
     # the stored member is the best-validation state, not the last one
     assert all(b <= it for b, it in zip(info["best_iteration"], info["iterations"], strict=True))
@@ -312,7 +312,7 @@ def test_mlp_ese_1_validation_picks_the_earliest_best_weights(instance):
 
 def test_mlp_mc_1_samples_well_and_predicts_a_mixture_on_kin(instance):
     X, y, Xt, yt = _instance(instance)
-    m = MlpMc1()
+    m = MlpMc()
     info = fit_method(m, X, y, Budget(mode="work", work=160), seed=1).info
     assert info["hidden_units"] == 6 and info["iterations"] == 150
     assert info["init_acceptance_rate"] >= 0.8
@@ -336,7 +336,7 @@ def test_mlp_mc_1_ard_switches_off_an_irrelevant_input():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((100, 3))
     y = np.sin(1.5 * X[:, 0]) + 0.5 * X[:, 1] + 0.05 * rng.standard_normal(100)  # x3 unused
-    m = MlpMc1()
+    m = MlpMc()
     info = fit_method(m, X, y, Budget(mode="work", work=300), seed=2).info
     ih = info["ard_input_hidden"]
     assert ih[2] < 0.3 * ih[0]

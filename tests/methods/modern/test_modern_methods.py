@@ -16,7 +16,7 @@ from support import one_line_error
 from delve_bench.errors import DelveError
 from delve_bench.methods.base import Budget
 from delve_bench.methods.registry import checked_method, method_spec
-from delve_bench.workspace import Workspace
+from delve_bench.workspace import WorkspaceDirs
 
 #: method -> (the module it needs, the extra that installs it)
 MODERN = {
@@ -40,7 +40,7 @@ def data(seed=0, n=150, t=400):
 def fit(name, make_ctx, seed=0, configurations=2):
     """Fit the shipped method (its YAML's space and settings; at most 50 rounds or
     trees, to keep the test fast) on :func:`data` with ``configurations`` configurations."""
-    spec = method_spec(Workspace.from_env(), name)
+    spec = method_spec(WorkspaceDirs.from_env(), name)
     if spec.params.get("max_rounds"):
         spec = dataclasses.replace(spec, params=spec.params | {"max_rounds": 50})
     if "n_estimators" in spec.params.get("fixed", {}):  # and 50 trees
@@ -73,7 +73,7 @@ def test_a_missing_library_is_one_error_naming_its_extra(name, monkeypatch):
     module, extra = MODERN[name]
     monkeypatch.setitem(sys.modules, module, None)  # find_spec then reports it missing
     with pytest.raises(DelveError) as e:
-        checked_method(Workspace.from_env(), name)
+        checked_method(WorkspaceDirs.from_env(), name)
     assert str(e.value) == (
         f"method {name} needs the package {module!r}, which is not installed: "
         f"pip install 'delve-bench[{extra}]'"

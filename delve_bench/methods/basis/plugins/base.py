@@ -17,6 +17,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from ....defaults import REGRESSION_LOSSES
 from ...base import FitContext, Gaussian, Method, Prediction
 from ..abf import AbfFit, abf_widths
 from ..design import Scaling, rbf_design
@@ -99,7 +100,7 @@ class BayesMethod(BasisMethod):
         The posterior of the weights of the chosen centres.
     """
 
-    losses = ("S", "A", "L")
+    losses = REGRESSION_LOSSES
 
     def _set_posterior(
         self, centres: np.ndarray, widths: np.ndarray | float, state: EvidenceState
