@@ -436,3 +436,17 @@ def test_a_damaged_committed_study_file_is_one_error_naming_it(tmp_path, which, 
     with pytest.raises(DelveError) as e:
         read_packed(tmp_path, "lin-1", "kin-8nm", "dist")
     assert message in str(e.value) and str(lp if which == "losses" else mp) in str(e.value)
+
+
+def test_the_modern_study_is_sized_to_about_eight_cpu_hours(tmp_path):
+    """docs/studies.md "modern": the search sizes are chosen so that the study (590
+    instances per method in DELVE's own layouts) fits about 8 CPU hours of one core; before
+    any result exists `delve study status` says so from the study file's cost table."""
+    from delve_bench.study.run import study_progress
+
+    ws = Workspace(tmp_path)  # the built-in study and methods, no results
+    rows = study_progress(ws, load_study(ws, "modern"))
+    assert [(r.name, r.missing, r.unknown) for r in rows] == [
+        (m, 590, 0) for m in ("xgboost-1", "lightgbm-1", "catboost-1", "rf-1", "hgb-1")
+    ]
+    assert 7.5 < sum(r.cpu_left for r in rows) / 3600 < 8.5

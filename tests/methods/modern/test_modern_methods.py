@@ -15,6 +15,7 @@ from support import one_line_error
 
 from delve_bench.errors import DelveError
 from delve_bench.methods.base import Budget
+from delve_bench.methods.modern.space import configuration, parse_space
 from delve_bench.methods.registry import checked_method, method_spec
 from delve_bench.workspace import WorkspaceDirs
 
@@ -100,14 +101,28 @@ def test_delve_run_records_the_search(delve, tmp_path):
 
 
 def test_delve_run_without_the_library_names_the_extra(tmp_path):
+    """The issue's own command, `delve run xgboost-1 kin-8nm/std.64`, without xgboost."""
     import subprocess
 
     hide = (
         "import sys; sys.modules['xgboost'] = None; from delve_bench.cli import main; "
-        "sys.argv = ['delve', 'run', 'xgboost-1', 'hwang-g5/noisy/std.64']; main()"
+        "sys.argv = ['delve', 'run', 'xgboost-1', 'kin-8nm/std.64']; main()"
     )
     r = subprocess.run(
         [sys.executable, "-c", hide], capture_output=True, text=True, cwd=tmp_path, timeout=120
     )
-    one_line_error(r, "pip install 'delve-bench[xgboost]'")
+    assert one_line_error(r, "pip install 'delve-bench[xgboost]'") == (
+        "delve: error: method xgboost-1 needs the package 'xgboost', which is not installed: "
+        "pip install 'delve-bench[xgboost]'"
+    )
     assert not (tmp_path / "results").exists()
+
+
+def test_catboost_version_2_searches_depths_two_to_six():
+    """catboost-1 version 2 caps the depth at CatBoost's default, 6 (version 1: 8), and its
+    draws still reach every depth from 2."""
+    spec = method_spec(Workspace.from_env(), "catboost-1")
+    assert spec.version == "2"
+    dims = parse_space(spec.params["space"])
+    depths = [configuration(dims, 1996, i, {})["depth"] for i in range(1, 101)]
+    assert set(depths) == {2, 3, 4, 5, 6}
