@@ -444,7 +444,7 @@ def test_the_modern_study_is_sized_to_about_eight_cpu_hours(tmp_path):
     any result exists `delve study status` says so from the study file's cost table."""
     from delve_bench.study.run import study_progress
 
-    ws = Workspace(tmp_path)  # the built-in study and methods, no results
+    ws = WorkspaceDirs(tmp_path)  # the built-in study and methods, no results
     rows = study_progress(ws, load_study(ws, "modern"))
     assert [(r.name, r.missing, r.unknown) for r in rows] == [
         (m, 590, 0) for m in ("xgboost-1", "lightgbm-1", "catboost-1", "rf-1", "hgb-1")

@@ -121,7 +121,7 @@ def test_delve_run_without_the_library_names_the_extra(tmp_path):
 def test_catboost_version_2_searches_depths_two_to_six():
     """catboost-1 version 2 caps the depth at CatBoost's default, 6 (version 1: 8), and its
     draws still reach every depth from 2."""
-    spec = method_spec(Workspace.from_env(), "catboost-1")
+    spec = method_spec(WorkspaceDirs.from_env(), "catboost-1")
     assert spec.version == "2"
     dims = parse_space(spec.params["space"])
     depths = [configuration(dims, 1996, i, {})["depth"] for i in range(1, 101)]
