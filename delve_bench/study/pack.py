@@ -61,7 +61,7 @@ from ..run.packed import (
     read_losses,
     read_packed,
 )
-from ..run.store import csv_bytes, instance_state, read_meta, sha256_bytes
+from ..run.store import csv_bytes, instance_state, read_meta, read_regular, sha256_bytes
 from ..tasks.names import TaskRef
 
 __all__ = [
@@ -195,9 +195,17 @@ def _runs_entries(runs: Path, method: str, dataset: str, prototask: str) -> Pack
         if meta is None or meta.get("packed") or state not in ("ok", "failed"):
             continue
         key = (_size_of(d.parent.name), int(d.name))
-        out.metas[key] = committed_meta(meta)
         if state == "ok":
-            out.losses[key] = pd.read_csv(d / "losses.csv")
+            # read through the one safe reader, and only the bytes whose sha256 meta.json
+            # records (the file could have been replaced since its state was read)
+            try:
+                data = read_regular(d / "losses.csv")
+            except OSError:
+                continue
+            if sha256_bytes(data) != meta.get("losses_sha256"):
+                continue
+            out.losses[key] = pd.read_csv(io.BytesIO(data))
+        out.metas[key] = committed_meta(meta)
     return out
 
 
