@@ -3,6 +3,8 @@ worse than in a baseline results tree, or when results are missing."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from ..errors import DelveError
@@ -132,7 +134,8 @@ def check(
     margin, Holm-adjusted p < alpha), baseline results are missing, or a method's spec
     changed since the baseline and is not accepted (--accept-changed); a table says what
     changed. METHODs and TASKs restrict the check (default: everything in the baseline;
-    with --with STUDY, the study's methods that the workspace has results of)."""
+    with --with STUDY, which takes BASELINE_ROOT's place, the study's methods that the
+    workspace has results of)."""
     from ..methods.registry import method_names
     from ..report.collect import result_methods
     from ..stats.gate import baseline_tree, check_margin
@@ -141,6 +144,9 @@ def check(
 
     ws = _ws(ctx)
     margin = check_margin(margin)
+    if with_study is not None and baseline is not None and not Path(baseline).is_dir():
+        # with --with the baseline is the study: the first name is a METHOD or TASK
+        baseline, names = None, (baseline, *names)
     if (baseline is None) == (with_study is None):
         raise DelveError("give a BASELINE_ROOT or --with STUDY (one of them)")
     if with_study:

@@ -654,35 +654,37 @@ def read_task_results(
 ) -> tuple[list[InstanceResult], dict]:
     """The complete, current instances of ``method`` on a task (:func:`task_instances`),
     and the others by state: ``missing``, ``failed``, ``corrupt``, ``stale``."""
-    from .sources import packed, study_dir_of
-
     results: list[InstanceResult] = []
     states: dict[str, list[int]] = {"missing": [], "failed": [], "corrupt": [], "stale": []}
-    tests = {inst.index: inst.test for inst in layout.instances}
-    sd = study_dir_of(ws, method)
-    losses = tuple(layout.proto.losses)
     for st in task_instances(ws, method, ref, layout):
         if st.state != "ok":
             states[st.state].append(st.index)
-        elif sd is None:
-            d = result_dir(ws, method, ref, st.index)
-            results.append(read_instance(d, tests[st.index], losses))
         else:
-            # packed columns are S, A, L: the task's losses in that order
-            df = packed(sd, method, ref.dataset, ref.prototask).losses[(ref.size, st.index)]
-            case_text = df["case"].to_numpy().astype(str)
-            columns = {
-                loss: df[col].to_numpy(dtype=float)
-                for loss, col in zip(losses, ("S", "A", "L"), strict=True)
-            }
-            study = ws.reference.name if ws.reference else "?"
-            where = f"study {study}: {method} on {ref.full_name} #{st.index}"
-            results.append(
-                instance_result(
-                    where, st.index, case_text, columns, tests[st.index], losses, st.meta or {}
-                )
-            )
+            results.append(read_recorded(ws, method, ref, layout, st))
     return results, states
+
+
+def read_recorded(ws: Workspace, method: str, ref: TaskRef, layout, st: InstanceStatus):
+    """The losses of one complete instance (``st`` from :func:`task_instances`) from where
+    it is recorded: the workspace's store, or the reference study's packed files
+    (:mod:`.sources`)."""
+    from .sources import packed, study_dir_of
+
+    test = next(inst.test for inst in layout.instances if inst.index == st.index)
+    losses = tuple(layout.proto.losses)
+    sd = study_dir_of(ws, method)
+    if sd is None:
+        return read_instance(result_dir(ws, method, ref, st.index), test, losses)
+    # packed columns are S, A, L: the task's losses in that order
+    df = packed(sd, method, ref.dataset, ref.prototask).losses[(ref.size, st.index)]
+    case_text = df["case"].to_numpy().astype(str)
+    columns = {
+        loss: df[col].to_numpy(dtype=float)
+        for loss, col in zip(losses, ("S", "A", "L"), strict=True)
+    }
+    study = ws.reference.name if ws.reference else "?"
+    where = f"study {study}: {method} on {ref.full_name} #{st.index}"
+    return instance_result(where, st.index, case_text, columns, test, losses, st.meta or {})
 
 
 def stale_note(ws: Workspace, method: str, ref: TaskRef, layout) -> str:

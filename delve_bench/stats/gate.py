@@ -42,7 +42,7 @@ import numpy as np
 from scipy import stats as sps
 
 from ..errors import DelveError
-from ..run.store import InstanceResult, read_instance, read_task_results, result_dir, task_instances
+from ..run.store import InstanceResult, read_recorded, read_task_results, task_instances
 from ..tasks.names import TaskRef
 from ..workspace import Workspace
 from .anova import anova
@@ -185,7 +185,6 @@ def _baseline_results(
     today's test sets (the task's instances changed); the baseline's own corrupt
     instances (a damaged file, or one that is not a regular file), which hold nothing to
     compare and are named in the row."""
-    tests = {inst.index: inst.test for inst in layout.instances}
     out: list[InstanceResult] = []
     corrupt: list[int] = []
     for st in task_instances(base, method, ref, layout):
@@ -194,11 +193,8 @@ def _baseline_results(
         if st.state not in ("ok", "stale"):
             continue
         try:
-            out.append(
-                read_instance(
-                    result_dir(base, method, ref, st.index), tests[st.index], layout.proto.losses
-                )
-            )
+            # a study baseline (check --with STUDY) holds packed files, not instance folders
+            out.append(read_recorded(base, method, ref, layout, st))
         except DelveError as e:
             return out, str(e), corrupt
     return out, "", corrupt
