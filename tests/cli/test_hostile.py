@@ -217,6 +217,25 @@ def test_markdown_csv_and_html_outputs_escape_names():
     assert anchor('x"><script>') == "x%22%3E%3Cscript%3E"
 
 
+def test_the_notes_under_a_markdown_table_escape_names_too(tmp_path, delve):
+    # a prototask's note names it: the note was written raw (its link and <img> live)
+    name = "p|x](javascript:alert(1))<img src=x>"
+    (tmp_path / "tasks" / "kin-8nm").mkdir(parents=True)
+    (tmp_path / "tasks" / "kin-8nm" / f"{name}.yaml").write_text(
+        "inputs: 1-8\ntargets: [9]\ncases: all\norder: Random-order\ntest-set-size: 256\n"
+        "training-set-sizes: [32]\nmaximum-number-of-instances: 2\n"
+        "test-set-selection: hierarchical\nseed: 1\n"
+    )
+    delve("gen", f"kin-8nm/{name}", check=True)
+    delve("run", "lin-1", "knn-cv-1", f"kin-8nm/{name}/std.32", "--budget-mode", "work", check=True)
+    delve("report", check=True)
+    md = (tmp_path / "results" / "tables" / f"kin-8nm-{name}-S.md").read_text().splitlines()
+    escaped = "kin-8nm/p\\|x\\](javascript:alert(1))&lt;img src=x>"
+    assert md[0] == f"## {escaped}: squared error (S), standardised"
+    assert md[7].startswith(f"{escaped}, hierarchical design; paired t-test. ")
+    assert not [x for x in md if "<img" in x or "x](" in x]
+
+
 def test_a_constant_target_explains_its_nan(tmp_path, delve):
     ddir = tmp_path / "data"
     ddir.mkdir()
