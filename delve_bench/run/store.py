@@ -675,8 +675,9 @@ def read_recorded(ws: Workspace, method: str, ref: TaskRef, layout, st: Instance
     sd = study_dir_of(ws, method)
     if sd is None:
         return read_instance(result_dir(ws, method, ref, st.index), test, losses)
-    # packed columns are S, A, L: the task's losses in that order
-    df = packed(sd, method, ref.dataset, ref.prototask).losses[(ref.size, st.index)]
+    # packed columns are S, A, L: the task's losses in that order; the rows are checked
+    # against the hash their meta line records before they are used
+    df = packed(sd, method, ref.dataset, ref.prototask).rows((ref.size, st.index))
     case_text = df["case"].to_numpy().astype(str)
     columns = {
         loss: df[col].to_numpy(dtype=float)
