@@ -134,12 +134,21 @@ class ComparisonResult(_TaskFacts):
         return paragraph(self.verdict)
 
     @property
+    def bounded(self) -> bool:
+        """The quasi-F with fewer than 4 instances: it may claim only ``p < 0.05``."""
+        return self.p_text.startswith("<")
+
+    @property
     def significant(self) -> bool:
         """Significant at 5 %: p < 0.05, or for the 2-way quasi-F, p below its
-        size-corrected threshold (a liberal or bounded ``p < 0.05`` alone is not enough)."""
+        size-corrected threshold where it is liberal. A bounded ``p < 0.05`` is never
+        counted, as the rankings count it as p = 0.05 (its level depends on variance
+        components estimated from 2 or 3 instances)."""
+        if self.bounded:
+            return False
         if self.significant_5pc is not None:
             return self.significant_5pc
-        return self.p_text.startswith("<") or (self.p is not None and self.p < 0.05)
+        return self.p is not None and self.p < 0.05
 
 
 # ---- one-line forms (the objects' reprs, the rows of `delve compare A B`) ----------
@@ -178,12 +187,15 @@ def verdict(c: ComparisonResult) -> str:
         if who
         else f"{c.method_a} and {c.method_b} tie"
     )
-    sig = "significant" if c.significant else "not significant"
+    if c.bounded:  # the rankings' rule: a bound is never counted (see .significant)
+        sig, how = "not counted significant", f"a bound only; {c.test_name}"
+    else:
+        sig, how = ("significant" if c.significant else "not significant"), c.test_name
     return (
         f"{head} on {c.task} (loss {c.loss}, standardised): A - B = {st['mean']:+.4g} "
         f"(SE {st['se']:.2g}), p {c.p_text if c.p_text.startswith('<') else '= ' + p_text(c)}"
         f" {marks(c)}".rstrip()
-        + f", {sig} ({c.test_name}, {c.instances} instances)"
+        + f", {sig} ({how}, {c.instances} instances)"
     )
 
 
