@@ -9,6 +9,7 @@ lines and the Parquet losses, checked where they are read. Written by
 
 from __future__ import annotations
 
+import hashlib
 import json
 import lzma
 from dataclasses import dataclass, field
@@ -49,9 +50,7 @@ def packed_rows_sha(rows: pd.DataFrame, kept: tuple[str, ...] = LOSSES) -> str:
     """sha256 of :func:`packed_csv` of ``rows``: what a meta line records as
     :data:`PACKED_SHA`, and what readers and ``study verify`` recompute from the
     committed Parquet file."""
-    from .store import sha256_bytes
-
-    return sha256_bytes(packed_csv(rows, kept))
+    return hashlib.sha256(packed_csv(rows, kept)).hexdigest()
 
 
 @dataclass
