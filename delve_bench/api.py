@@ -1226,7 +1226,9 @@ def check_results(
     Parameters
     ----------
     baseline : str or Path, optional
-        The baseline workspace or results folder; give it or ``with_study``, not both.
+        The baseline workspace or results folder; give it or ``with_study``, not both
+        (with ``with_study``, a ``baseline`` that is not a folder is the first of
+        ``names``).
     names : sequence of str
         Methods and tasks (shorthands, globs) to check; default: everything in the baseline
         (with ``with_study``: the study's methods that the workspace has results of).
@@ -1253,6 +1255,10 @@ def check_results(
 
     ws = workspace_dirs(root)
     margin = check_margin(margin)
+    if with_study is not None and baseline is not None and not Path(baseline).is_dir():
+        # with a study the study is the baseline: a first name that is no folder is a
+        # METHOD or TASK (`delve check --with STUDY METHOD TASK`)
+        baseline, names = None, (str(baseline), *names)
     if (baseline is None) == (with_study is None):
         raise DelveError("give a BASELINE_ROOT or --with STUDY (one of them)")
     if with_study:

@@ -12,6 +12,11 @@ class DelveError(Exception):
     exit_code = 2
 
 
+class TamperedResults(DelveError):
+    """Committed (packed) results that do not match the hash recorded for them: an
+    analysis stops on them, never skips them with a warning."""
+
+
 class RunFailed(DelveError):
     """One or more instances of a run failed (their errors are recorded in meta.json)."""
 

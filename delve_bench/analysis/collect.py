@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import DelveError, suggest
+from ..errors import DelveError, TamperedResults, suggest
 from ..run.store import read_task_results
 from ..stats.summary import compare, summarize
 from ..tasks.names import TaskRef
@@ -355,6 +355,8 @@ def collect(
             pass  # task_report below turns this into the warning
         try:
             t = task_report(ws, ref, methods, loss)
+        except TamperedResults:
+            raise  # an edited committed file stops the report, as it stops compare
         except DelveError as e:
             if warnings is not None:
                 warnings.append(f"{ref.full_name}: skipped ({e})")

@@ -202,8 +202,9 @@ def compare(
     "--posthoc",
     ["nemenyi", "holm", "wilcoxon"],
     "Post-hoc test after the Friedman test: Nemenyi's CD, Holm z-tests on mean ranks, or "
-    "pairwise Wilcoxon signed-rank tests with Holm (Benavoli et al. 2016: a pair's verdict "
-    "does not depend on the other methods).",
+    "pairwise Wilcoxon signed-rank tests with Holm (Benavoli et al. 2016: a pair's own p "
+    "reads only its two methods' values; Holm's correction over all pairs still depends on "
+    "the pool: adding a method can only raise a pair's adjusted p).",
 )
 @choice_option(
     "--unit",

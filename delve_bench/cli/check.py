@@ -67,7 +67,8 @@ def check(
     margin, Holm-adjusted p < alpha), baseline results are missing, or a method's spec
     changed since the baseline and is not accepted (--accept-changed); a table says what
     changed. METHODs and TASKs restrict the check (default: everything in the baseline;
-    with --with STUDY, the study's methods that the workspace has results of)."""
+    with --with STUDY, which takes BASELINE_ROOT's place, the study's methods that the
+    workspace has results of)."""
     from .. import api
     from ..report.commands import format_check
 

@@ -124,13 +124,17 @@ def estimate_line(e: Estimate, n_jobs: int) -> str:
 
 
 def format_run_summary(s: Any) -> str:
+    # interrupted jobs (a full disk, a killed worker) are counted only when there are any,
+    # so that every job of the plan is in the line
+    stopped = f"{len(s.interrupted)} interrupted, " if s.interrupted else ""
     lines = [
-        f"ran {s.ran}, skipped {s.skipped} finished, {len(s.failed)} failed, "
+        f"ran {s.ran}, skipped {s.skipped} finished, {len(s.failed)} failed, {stopped}"
         f"{s.busy} busy elsewhere; {s.cpu_seconds:.2f} CPU s"
     ]
     lines += [f"failed: {f['method']} {f['task']} #{f['instance']}: {f['error']}" for f in s.failed]
+    # each error says what a plain rerun does about it (run.job.interrupted)
     lines += [
-        f"interrupted: {f['method']} {f['task']} #{f['instance']}: {f['error']} (rerun to redo it)"
+        f"interrupted: {f['method']} {f['task']} #{f['instance']}: {f['error']}"
         for f in s.interrupted
     ]
     if s.failed_earlier:

@@ -86,10 +86,13 @@ def legend(rk: Rankings) -> tuple[str, ...]:
             else f"{POSTHOC_NAMES[f.posthoc]}, alpha = {f.alpha:g}"
         )
         if f.posthoc == "wilcoxon":
+            k = len(f.methods)
             post += (
-                "; each pair is tested on its own per-block mean standardised losses, so "
-                "adding or removing another method cannot change its verdict, as it can "
-                "for the mean-rank tests (Benavoli, Corani & Mangili 2016)"
+                "; a pair's Wilcoxon p reads only its two methods' per-block mean "
+                "standardised losses, where the mean-rank tests read every method's "
+                "(Benavoli, Corani & Mangili 2016), but Holm's correction runs over all "
+                f"{k * (k - 1) // 2} pairs: adding a method can only raise a pair's "
+                "adjusted p (and so end its significance), removing one can only lower it"
             )
         out.append(
             f"Friedman test (Demšar 2006) over {f.blocks} {rk.unit}s and {len(f.methods)} "

@@ -408,7 +408,14 @@ def md_cell(s: str) -> str:
     backtick escaped, line breaks as spaces, an HTML tag's ``<`` and a link's ``](``
     escaped, so a method or task name can neither break the table nor add a link, an
     image or markup. (``[4]`` and ``< 0.05``, which the tables use, stay as they are.)"""
-    s = s.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
+    return md_text(s).replace("`", "\\`")
+
+
+def md_text(s: str) -> str:
+    """A note under a table as :func:`md_cell` escapes a cell, except that its backticks
+    stay: the notes' own code spans (`` `< 0.05` ``) are markup delve writes, and a name's
+    backtick can at most start a code span, in which nothing is markup."""
+    s = s.replace("\\", "\\\\").replace("|", "\\|")
     s = re.sub(r"[\r\n]+", " ", s)
     return _MD_HTML.sub("&lt;", s).replace("](", "\\](")
 
@@ -422,7 +429,9 @@ def to_markdown(t: Table) -> str:
     lines.append("|" + "|".join(sep) + "|")
     lines += ["| " + " | ".join(map(esc, row)) + " |" for row in t.rows]
     lines.append("")
-    lines += [f"{n}  " for n in t.notes[:-1]] + list(t.notes[-1:])
+    # a note names tasks and methods too: escaped like a cell, or a name adds markup
+    notes = [md_text(n) for n in t.notes]
+    lines += [f"{n}  " for n in notes[:-1]] + notes[-1:]
     return "\n".join(lines) + "\n"
 
 

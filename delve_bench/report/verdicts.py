@@ -41,9 +41,29 @@ def comparison_table(cs: Sequence[ComparisonResult]) -> str:
         table(head, rows, "lrrrrrrll").rstrip("\n"),
         "",
         summary_line(cs),
+        *counting_notes(cs),
         "(`--detail` prints each task's full mstats block)",
     ]
     return "\n".join(lines) + "\n"
+
+
+def counting_notes(cs: Sequence[ComparisonResult]) -> list[str]:
+    """How the summary counted a row whose nominal p does not decide (issue rule: a bounded
+    or liberal result is never significant on its nominal p), only where there is one."""
+    out = []
+    bounded = [c.task for c in cs if c.bounded]
+    if bounded:
+        out.append(
+            f"not counted significant: {', '.join(bounded)} (`< 0.05`: a quasi-F with fewer "
+            "than 4 instances may claim no more; the rankings count it as p = 0.05 too)"
+        )
+    liberal = [c.task for c in cs if c.liberal and not c.bounded and c.p is not None]
+    if liberal:
+        out.append(
+            f"decided by the size-corrected threshold: {', '.join(liberal)} (the quasi-F is "
+            "liberal there; `--detail` gives the threshold and the calibrated p)"
+        )
+    return out
 
 
 def summary_line(cs: Sequence[ComparisonResult]) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from ..errors import DelveError
 from ..workspace import WorkspaceDirs
 from .isolate import RunOne, run_isolated
-from .job import Job, Limits, Outcome, RunOptions
+from .job import Job, Limits, Outcome, RunOptions, interrupted
 
 
 def _client(address: str):
@@ -74,7 +74,11 @@ def run_on_dask(
             try:
                 done(f.result())
             except Exception as e:  # a worker died: the job is not recorded, a rerun retries it
-                done(Outcome(job, "interrupted", f"Dask worker failed: {e}"))
+                done(
+                    interrupted(
+                        WorkspaceDirs.from_env(root), job, options, f"Dask worker failed: {e}"
+                    )
+                )
     except BaseException:
         # stop at once: cancel what is queued; a LocalCluster's workers end below, and the
         # job processes they started end with them (their lifeline closes)

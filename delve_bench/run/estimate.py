@@ -21,7 +21,6 @@ each job on the first free worker (jobs run one BLAS thread each, so wall ~ CPU 
 from __future__ import annotations
 
 import heapq
-import json
 import math
 import os
 from collections import defaultdict
@@ -33,6 +32,7 @@ import numpy as np
 from ..methods.registry import method_spec
 from ..workspace import WorkspaceDirs
 from .job import Job
+from .store import read_meta
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -105,11 +105,10 @@ def _history(ws: WorkspaceDirs, method: str) -> list[_Record]:
     """CPU seconds of every finished instance of ``method`` recorded in its meta.json."""
     out = []
     for p in (ws.results / method).glob("*/*/std.*/*/meta.json"):
-        try:
-            meta = json.loads(p.read_text())
-        except (OSError, ValueError):
-            continue
-        if not isinstance(meta, dict) or meta.get("status") != "ok":
+        # the one safe reader: a FIFO or /dev/zero in a meta.json's place is skipped, not
+        # waited on or read into memory
+        meta = read_meta(p.parent)
+        if meta is None or meta.get("status") != "ok":
             continue
         cpu, n = meta.get("cpu_seconds"), meta.get("n_train")
         if not isinstance(cpu, int | float) or not isinstance(n, int) or n <= 0:

@@ -43,6 +43,7 @@ from .job import (
     discard_partial,
     infrastructure_cause,
     infrastructure_message,
+    interrupted,
     record_failure,
 )
 
@@ -207,7 +208,7 @@ def _died(
         # killed from outside (kill -9, the OOM killer, a shutdown): not the method's fault,
         # so nothing is recorded and the next `delve run` does the job again
         discard_partial(ws, job)
-        return Outcome(job, "interrupted", f"its worker was killed (signal {-(code or 0)})")
+        return interrupted(ws, job, options, f"its worker was killed (signal {-(code or 0)})")
     else:
         reason = f"the job's process died (exit code {code})"
         if lim.memory is not None:
@@ -216,7 +217,7 @@ def _died(
         record_failure(ws, job, "HardLimit" if "limit" in reason else "Crash", reason, options)
     except OSError as e:  # the store itself failed (e.g. the disk is full): name that cause
         cause = infrastructure_cause(e) or (e.strerror or str(e))
-        return Outcome(job, "interrupted", f"{reason}; {infrastructure_message(cause)}")
+        return interrupted(ws, job, options, f"{reason}; {infrastructure_message(cause)}")
     return Outcome(job, "failed", reason)
 
 

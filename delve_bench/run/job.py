@@ -33,6 +33,7 @@ import numpy as np
 
 from .. import __version__
 from ..defaults import CLASSIFICATION_LOSSES, DEFAULT_BUDGET_MODE, DEFAULT_TIME_SCALE, BudgetMode
+from ..errors import DelveError
 from ..losses import case_losses, class_losses
 from ..methods.base import Budget, FitContext, Method, Prediction
 from ..methods.registry import fraction_name, method_spec
@@ -511,7 +512,7 @@ def execute(root: str | WorkspaceDirs, job: Job, options: RunOptions = RunOption
             remove_tree(staging_dir(d))
         except OSError:
             pass
-        return Outcome(job, "interrupted", infrastructure_message(cause))
+        return interrupted(ws, job, options, infrastructure_message(cause))
 
 
 #: errors of the machine rather than of a method, wherever they are raised in a job
@@ -534,7 +535,26 @@ def infrastructure_cause(e: BaseException) -> str | None:
 
 def infrastructure_message(cause: str) -> str:
     """The error of a job stopped by an infrastructure failure (never recorded)."""
-    return f"infrastructure failure, not the method's: {cause}; nothing recorded, a plain rerun retries it"
+    return f"infrastructure failure, not the method's: {cause}"
+
+
+def interrupted(ws: WorkspaceDirs, job: Job, options: RunOptions, what: str) -> Outcome:
+    """The outcome of a job stopped from outside (``what`` happened; nothing of it is
+    recorded) and what a plain rerun then does: the job, or -- where an earlier current
+    result was kept (a ``--force`` rerun stopped) -- nothing, so it says ``--force``."""
+    d = result_dir(ws, job.method, job.ref, job.instance)
+    try:
+        kept = instance_state(d) == "ok" and not provenance.stale_fields(
+            (read_meta(d) or {}).get("fingerprint"), expected_fingerprint(ws, job, options)
+        )
+    except (OSError, DelveError):  # the store cannot say: the generic advice
+        return Outcome(job, "interrupted", f"{what}; rerun to redo it")
+    hint = (
+        "the earlier result is kept (a plain rerun keeps it; --force redoes the job)"
+        if kept
+        else "nothing recorded (a plain rerun does the job)"
+    )
+    return Outcome(job, "interrupted", f"{what}; {hint}")
 
 
 def _execute_locked(ws: WorkspaceDirs, d: Path, job: Job, options: RunOptions) -> Outcome:

@@ -9,29 +9,84 @@ lines and the Parquet losses, checked where they are read. Written by
 
 from __future__ import annotations
 
+import hashlib
 import json
 import lzma
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ..defaults import REGRESSION_LOSSES
-from ..errors import DelveError
+from ..errors import DelveError, TamperedResults
 
 #: the loss columns a packed file may hold, in this order (a study commits those it
 #: reports); a classification task's Z, Q, L are kept in them, in that order
 LOSSES = REGRESSION_LOSSES
 LOSS_COLUMNS = ["task", "instance", "case", *LOSSES]
+#: the meta-line field holding the sha256 of an instance's committed loss rows
+PACKED_SHA = "packed_losses_sha256"
+
+
+def _float32(col: pd.Series) -> np.ndarray:
+    return col.to_numpy(dtype=float).astype(np.float32)
+
+
+def packed_csv(rows: pd.DataFrame, kept: tuple[str, ...] = LOSSES) -> bytes:
+    """The losses.csv of one instance's committed rows (columns case and the committed
+    losses ``kept``, rounded to float32 as committed, written as the float64 holding
+    them): the bytes :func:`~delve_bench.run.store.csv_bytes` writes for that table
+    (shortest round-trip floats, empty cells for NaN), formatted here with ``repr``,
+    which is twice as fast as pandas' writer: every read of a committed instance hashes
+    these bytes."""
+    cells = [[str(c) for c in rows["case"].to_numpy(dtype=np.int64).tolist()]]
+    for c in kept:
+        values = _float32(rows[c]).astype(np.float64).tolist()
+        cells.append(["" if v != v else repr(v) for v in values])  # v != v: NaN
+    lines = [",".join(("case", *kept)), *map(",".join, zip(*cells, strict=True))]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def packed_rows_sha(rows: pd.DataFrame, kept: tuple[str, ...] = LOSSES) -> str:
+    """sha256 of :func:`packed_csv` of ``rows``: what a meta line records as
+    :data:`PACKED_SHA`, and what readers and ``study verify`` recompute from the
+    committed Parquet file."""
+    return hashlib.sha256(packed_csv(rows, kept)).hexdigest()
 
 
 @dataclass
 class Packed:
-    """One method on one prototask: its metas and loss rows keyed by (size, instance)."""
+    """One method on one prototask: its metas and loss rows keyed by (size, instance).
+
+    Read from committed files (:func:`read_packed`), ``source`` names the losses file and
+    ``kept`` its loss columns; :meth:`rows` checks an instance's rows against its
+    recorded hash before they are used."""
 
     metas: dict[tuple[int, int], dict]
     losses: dict[tuple[int, int], pd.DataFrame]  # columns case, S, A, L
+    source: Path | None = None
+    kept: tuple[str, ...] = LOSSES
+    _checked: set[tuple[int, int]] = field(default_factory=set, repr=False)
+
+    def rows(self, key: tuple[int, int]) -> pd.DataFrame:
+        """The loss rows of instance ``key`` (size, instance), checked (once) against the
+        sha256 its meta line records (:data:`PACKED_SHA`): an edited committed value is
+        one error naming the file and the instance, never a silently different analysis.
+        A meta line without the hash (packed by an older delve-bench) is not checked;
+        ``delve study verify`` lists those."""
+        df = self.losses[key]
+        if key in self._checked or self.source is None:
+            return df
+        recorded = self.metas.get(key, {}).get(PACKED_SHA)
+        if recorded is not None and packed_rows_sha(df, self.kept) != recorded:
+            task = self.metas[key].get("task", f"std.{key[0]}")
+            raise TamperedResults(
+                f"{self.source}: {task} #{key[1]}: its loss rows do not match the sha256 its "
+                "meta line records (edited or damaged; restore it from git)"
+            )
+        self._checked.add(key)
+        return df
 
 
 def packed_paths(study_dir: Path, method: str, dataset: str, prototask: str) -> tuple[Path, Path]:
@@ -114,11 +169,12 @@ def packed_metas(
 def read_packed(study_dir: Path, method: str, dataset: str, prototask: str) -> Packed:
     """The packed results (empty when there are none)."""
     lp = packed_paths(study_dir, method, dataset, prototask)[0]
-    out = Packed(packed_metas(study_dir, method, dataset, prototask), {})
+    out = Packed(packed_metas(study_dir, method, dataset, prototask), {}, source=lp)
     if not out.metas:
         return out
     if lp.is_file():
         df = read_losses(lp)
+        out.kept = df.attrs["kept"]
         for (task, inst), g in df.groupby(["task", "instance"], sort=False):
             out.losses[(_size_of(task), int(inst))] = g[["case", *LOSSES]].reset_index(drop=True)
     return out
@@ -172,6 +228,7 @@ def read_losses(path: str | Path) -> pd.DataFrame:
         raise DelveError(
             f"{path}: its columns must be task, instance, case and one or more of S, A, L (numbers)"
         )
+    df.attrs["kept"] = tuple(losses)  # the committed losses, which their hashes cover
     for c in LOSSES:
         if c not in df:
             df[c] = np.nan

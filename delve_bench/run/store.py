@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import math
 import os
 import socket
 import sys
@@ -263,18 +264,23 @@ class LockInfo:
     """What a lock file says about its holder, and whether it still holds.
 
     ``age``: seconds since the holder last refreshed the lease (the file's mtime);
-    ``alive``: True or False where the holder runs on this host (its pid checked), None on
-    another host; ``expired``: the lease ran out (``age`` > ``lease``)."""
+    ``lease``: the holder's lease in seconds, NaN where the file's lease is not a finite
+    number (delve never writes one: the file is damaged or hand-made, and such a lease has
+    expired, or it would never end); ``alive``: True or False where the holder runs on
+    this host (its pid checked), None on another host; ``expired``: the lease ran out
+    (``age`` > ``lease``); ``ident``: the file's (inode, mtime in ns) when it was read,
+    which a takeover checks it still replaces."""
 
     host: str
     pid: int | None
     age: float
     lease: float
     alive: bool | None
+    ident: tuple[int, int] | None = None
 
     @property
     def expired(self) -> bool:
-        return self.age > self.lease
+        return not self.age <= self.lease  # a NaN lease has expired
 
     @property
     def held(self) -> bool:
@@ -287,36 +293,57 @@ class LockInfo:
         if self.alive is False:
             return f"{who} (gone; refreshed {self.age:.0f} s ago)"
         state = "expired" if self.expired else "held"
-        return f"{state} by {who}, refreshed {self.age:.0f} s ago (lease {self.lease:g} s)"
+        lease = f"lease {self.lease:g} s" if self.lease == self.lease else "no valid lease"
+        return f"{state} by {who}, refreshed {self.age:.0f} s ago ({lease})"
+
+
+#: the largest lock file read (a real one is one short line)
+MAX_LOCK_BYTES = 4096
 
 
 def read_lock(path: Path) -> LockInfo | None:
     """The lock file at ``path`` (None when there is none). A file being written right now
-    or left half-written reads as held by an unknown holder until its lease expires."""
+    or left half-written, or not a regular file, reads as held by an unknown holder until
+    a short lease expires; a lease that is not a finite number has expired."""
     try:
-        st = path.stat()
-        text = path.read_text(errors="replace")
+        st = path.lstat()  # the file itself: a takeover replaces that, never a link's target
     except FileNotFoundError:
         return None
     except OSError:
-        text, st = "", None
+        st = None
+    try:
+        # the one safe reader: a FIFO or /dev/zero in a lock's place is not waited on
+        text = read_regular(path, MAX_LOCK_BYTES).decode(errors="replace")
+    except FileNotFoundError:
+        return None
+    except OSError:
+        text = ""
     age = max(0.0, time.time() - st.st_mtime) if st is not None else 0.0
+    ident = (st.st_ino, st.st_mtime_ns) if st is not None else None
     parts = text.split()
     lease = LEASE_SECONDS
     if len(parts) >= 4:
         try:
             lease = float(parts[3])
         except ValueError:
-            pass
+            lease = float("nan")
+        if not math.isfinite(lease):
+            lease = float("nan")
     if len(parts) < 3 or not parts[1].isdigit():
         # unreadable: trust it for a short while (its writer may be writing it now)
-        return LockInfo(host="?", pid=None, age=age, lease=min(lease, 10.0), alive=None)
+        lease = min(lease, 10.0) if lease == lease else lease
+        return LockInfo(host="?", pid=None, age=age, lease=lease, alive=None, ident=ident)
     host, pid, start = parts[0], int(parts[1]), parts[2]
     alive = None
     if host == socket.gethostname():
         now = _proc_start(pid)
         alive = not (now is None or (start != "-" and now != "" and now != start))
-    return LockInfo(host=host, pid=pid, age=age, lease=lease, alive=alive)
+    return LockInfo(host=host, pid=pid, age=age, lease=lease, alive=alive, ident=ident)
+
+
+#: seconds after which a takeover claim whose run never finished the takeover (it died
+#: between its two steps, which take microseconds) is passed over
+CLAIM_STUCK_SECONDS = 30.0
 
 
 class InstanceLock:
@@ -326,44 +353,116 @@ class InstanceLock:
     held, a thread of the holder refreshes the lease (touches the file) every sixth of the
     lease. It is taken over when its holder on this host is dead, a zombie or a reused
     pid, or -- from any host, e.g. a crashed node of a shared file system -- when the lease
-    has not been refreshed for longer than the lease: that takeover is said on stderr."""
+    has not been refreshed for longer than the lease: that takeover is said on stderr.
+
+    **Takeover is atomic.** Reading a dead lock and then replacing it is two steps: two
+    runs that both read it could both replace it (the second removing the first's new
+    lock). So a taker first *claims* the very file it read: a hard link named after its
+    inode and mtime (``.N.lock.<inode>-<mtime_ns>.<k>``), which ``link(2)`` creates for one
+    run only, also on NFS. The claimant checks that the link is the file it judged dead
+    (not a newer lock, nor one refreshed since) and then puts its own lock in place with
+    one ``rename(2)``; the lock path never stands empty, so no third run can slip in with
+    a plain create. A claim left by a run that died between the two steps is passed over
+    after :data:`CLAIM_STUCK_SECONDS` (the next ``k``)."""
 
     def __init__(self, d: Path):
         self.path = lock_path(d)
         self.held = False
         self.took_over: str | None = None  # whose expired lock this one replaced
         self._stop: threading.Event | None = None
+        self._ino: int | None = None  # the inode of the lock file this lock wrote
+
+    def _line(self, lease: float) -> str:
+        pid = os.getpid()
+        return f"{socket.gethostname()} {pid} {_proc_start(pid) or '-'} {lease:g}"
 
     def acquire(self) -> bool:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        pid = os.getpid()
         lease = lease_seconds()
-        me = f"{socket.gethostname()} {pid} {_proc_start(pid) or '-'} {lease:g}"
-        for _ in range(2):
+        me = self._line(lease)
+        for _ in range(3):
             try:
                 fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
             except FileExistsError:
                 info = read_lock(self.path)
-                if info is not None and info.held:
+                if info is None:
+                    continue  # released meanwhile: create it
+                if info.held or info.ident is None:
                     return False
-                if info is not None and info.alive is None and info.host != "?":
+                took = self._take_over(info.ident, me)
+                if took is None:
+                    continue  # gone meanwhile
+                if not took:
+                    return False  # another run took it over first, or its holder is back
+                if info.alive is None and info.host != "?":
                     self.took_over = info.describe()
                     print(
                         f"delve: taking over the lock {self.path}: {self.took_over}",
                         file=sys.stderr,
                         flush=True,
                     )
-                try:
-                    os.unlink(self.path)
-                except FileNotFoundError:
-                    pass
-                continue
+                break
             with os.fdopen(fd, "w") as f:
                 f.write(me)
-            self.held = True
-            self._start_refresh(lease)
-            return True
+                self._ino = os.fstat(f.fileno()).st_ino
+            break
+        else:
+            return False
+        self.held = True
+        self._start_refresh(lease)
+        return True
+
+    def _take_over(self, ident: tuple[int, int], me: str) -> bool | None:
+        """Replace the dead lock file ``ident`` (inode, mtime_ns) by this run's, atomically
+        (see the class doc): True when done, False when another run claimed it or the
+        file changed since it was read, None when it is gone."""
+        ino, mtime = ident
+        for k in range(8):
+            claim = self.path.with_name(f"{self.path.name}.{ino}-{mtime}.{k}")
+            try:
+                os.link(self.path, claim, follow_symlinks=False)
+            except FileNotFoundError:
+                return None
+            except FileExistsError:
+                try:
+                    stuck = time.time() - os.lstat(claim).st_ctime > CLAIM_STUCK_SECONDS
+                except FileNotFoundError:
+                    return False  # its claimant finished: the lock is no longer the dead one
+                if stuck:
+                    continue
+                return False
+            try:
+                st = os.lstat(claim)
+                if (st.st_ino, st.st_mtime_ns) != (ino, mtime):
+                    return False  # the path held a newer lock, or a refreshed one
+                fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f"{self.path.name}.")
+                try:
+                    with os.fdopen(fd, "w") as f:
+                        f.write(me)
+                        self._ino = os.fstat(f.fileno()).st_ino
+                    os.chmod(tmp, 0o644)
+                    now = os.lstat(self.path)  # still the dead one (narrows a long stall)
+                    if (now.st_ino, now.st_mtime_ns) != (ino, mtime):
+                        return False
+                    os.rename(tmp, self.path)
+                finally:
+                    if os.path.lexists(tmp):
+                        os.unlink(tmp)
+                for j in range(k):  # claims of runs that died mid-way: nothing holds them now
+                    _unlink_quietly(claim.with_name(f"{self.path.name}.{ino}-{mtime}.{j}"))
+                return True
+            except FileNotFoundError:
+                return None
+            finally:
+                _unlink_quietly(claim)
         return False
+
+    def _mine(self) -> bool:
+        """The lock file at the path is the one this lock wrote (not a takeover's)."""
+        try:
+            return self._ino is not None and os.lstat(self.path).st_ino == self._ino
+        except OSError:
+            return False
 
     def _start_refresh(self, lease: float) -> None:
         stop = self._stop = threading.Event()
@@ -371,9 +470,11 @@ class InstanceLock:
 
         def refresh() -> None:
             while not stop.wait(lease / 6):
+                if not self._mine():
+                    return  # taken over (this run stalled past its lease), or removed
                 try:
                     os.utime(path)
-                except OSError:  # gone (taken over, or the directory removed): nothing to keep
+                except OSError:  # gone (the directory removed): nothing to keep
                     return
 
         threading.Thread(target=refresh, name="delve-lock-lease", daemon=True).start()
@@ -389,11 +490,16 @@ class InstanceLock:
             self._stop.set()
             self._stop = None
         if self.held:
-            try:
-                os.unlink(self.path)
-            except FileNotFoundError:
-                pass
+            if self._mine():  # never another run's lock that took this one over
+                _unlink_quietly(self.path)
             self.held = False
+
+
+def _unlink_quietly(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
 
 
 def task_locks(ws: WorkspaceDirs, method: str, ref: TaskRef) -> dict[int, LockInfo]:
@@ -655,35 +761,38 @@ def read_task_results(
 ) -> tuple[list[InstanceResult], dict]:
     """The complete, current instances of ``method`` on a task (:func:`task_instances`),
     and the others by state: ``missing``, ``failed``, ``corrupt``, ``stale``."""
-    from .sources import packed, study_dir_of
-
     results: list[InstanceResult] = []
     states: dict[str, list[int]] = {"missing": [], "failed": [], "corrupt": [], "stale": []}
-    tests = {inst.index: inst.test for inst in layout.instances}
-    sd = study_dir_of(ws, method)
-    losses = tuple(layout.proto.losses)
     for st in task_instances(ws, method, ref, layout):
         if st.state != "ok":
             states[st.state].append(st.index)
-        elif sd is None:
-            d = result_dir(ws, method, ref, st.index)
-            results.append(read_instance(d, tests[st.index], losses))
         else:
-            # packed columns are S, A, L (run.packed.LOSSES): the task's losses in that order
-            df = packed(sd, method, ref.dataset, ref.prototask).losses[(ref.size, st.index)]
-            case_text = df["case"].to_numpy().astype(str)
-            columns = {
-                loss: df[col].to_numpy(dtype=float)
-                for loss, col in zip(losses, REGRESSION_LOSSES, strict=True)
-            }
-            study = ws.reference.name if ws.reference else "?"
-            where = f"study {study}: {method} on {ref.full_name} #{st.index}"
-            results.append(
-                instance_result(
-                    where, st.index, case_text, columns, tests[st.index], losses, st.meta or {}
-                )
-            )
+            results.append(read_recorded(ws, method, ref, layout, st))
     return results, states
+
+
+def read_recorded(ws: WorkspaceDirs, method: str, ref: TaskRef, layout, st: InstanceStatus):
+    """The losses of one complete instance (``st`` from :func:`task_instances`) from where
+    it is recorded: the workspace's store, or the reference study's packed files
+    (:mod:`.sources`)."""
+    from .sources import packed, study_dir_of
+
+    test = next(inst.test for inst in layout.instances if inst.index == st.index)
+    losses = tuple(layout.proto.losses)
+    sd = study_dir_of(ws, method)
+    if sd is None:
+        return read_instance(result_dir(ws, method, ref, st.index), test, losses)
+    # packed columns are S, A, L (run.packed.LOSSES): the task's losses in that order; the rows are checked
+    # against the hash their meta line records before they are used
+    df = packed(sd, method, ref.dataset, ref.prototask).rows((ref.size, st.index))
+    case_text = df["case"].to_numpy().astype(str)
+    columns = {
+        loss: df[col].to_numpy(dtype=float)
+        for loss, col in zip(losses, REGRESSION_LOSSES, strict=True)
+    }
+    study = ws.reference.name if ws.reference else "?"
+    where = f"study {study}: {method} on {ref.full_name} #{st.index}"
+    return instance_result(where, st.index, case_text, columns, test, losses, st.meta or {})
 
 
 def stale_note(ws: WorkspaceDirs, method: str, ref: TaskRef, layout) -> str:

@@ -19,8 +19,11 @@
 Why the last: the mean-rank tests (Nemenyi and the Holm z-tests) compare two methods
 through ranks that depend on every *other* method in the pool; adding or removing a third
 method can make A and B differ or not with their own results unchanged. The Wilcoxon test
-of A and B reads only A's and B's values. Its smallest two-sided p with N blocks is
-2 / 2^N, so it needs at least 6 blocks to reach p < 0.05.
+of A and B reads only A's and B's values; Holm's step-down over all pairs still depends on
+the pool, in one direction: adding a method adds pairs, which can only raise a pair's
+adjusted p (Holm multiplies the j-th smallest of m p-values by m - j + 1 and takes the
+running maximum; a new pair lowers neither), so it can end a significance, never make one. Its smallest two-sided p with N blocks
+is 2 / 2^N, so it needs at least 6 blocks to reach p < 0.05.
 
 The blocks must be independent: ``delve report`` uses one block per prototask by
 default, because the tasks of one prototask share nested training sets.

@@ -244,6 +244,14 @@ class ComparisonResult(Comparison, _TaskFacts):
         return cls(**{**_fields(comparison), **facts})
 
     @property
+    def significant(self) -> bool:
+        """``delve compare``'s count: :attr:`Comparison.significant`, except that a bounded
+        ``p < 0.05`` is never counted, as the rankings count it as p = 0.05 (its level
+        depends on variance components estimated from 2 or 3 instances). The reports'
+        stars and wins tables read :attr:`Comparison.significant` and still count it."""
+        return not self.bounded and super().significant
+
+    @property
     def verdict(self) -> str:
         """One line: which method is better, by how much (standardised), and the test."""
         return verdict(self)
@@ -294,12 +302,15 @@ def verdict(c: ComparisonResult) -> str:
         if who
         else f"{c.method_a} and {c.method_b} tie"
     )
-    sig = "significant" if c.significant else "not significant"
+    if c.bounded:  # the rankings' rule: a bound is never counted (see .significant)
+        sig, how = "not counted significant", f"a bound only; {c.test_name}"
+    else:
+        sig, how = ("significant" if c.significant else "not significant"), c.test_name
     return (
         f"{head} on {c.task} (loss {c.loss}, standardised): A - B = {st['mean']:+.4g} "
         f"(SE {st['se']:.2g}), p {c.p_text if c.bounded else '= ' + p_text(c)}"
         f" {marks(c)}".rstrip()
-        + f", {sig} ({c.test_name}, {c.instances} instances)"
+        + f", {sig} ({how}, {c.instances} instances)"
     )
 
 

@@ -51,17 +51,21 @@ from ..run.output import write_file
 from ..run.packed import (
     LOSS_COLUMNS,
     LOSSES,
+    PACKED_SHA,
     Packed,
+    _float32,
     _meta_lines,
     _pyarrow,
     _size_of,
+    packed_csv,
     packed_metas,
     packed_methods,
     packed_paths,
+    packed_rows_sha,
     read_losses,
     read_packed,
 )
-from ..run.store import csv_bytes, instance_state, read_meta, sha256_bytes
+from ..run.store import instance_state, read_meta, read_regular, sha256_bytes
 from ..tasks.names import TaskRef
 
 __all__ = [
@@ -71,42 +75,19 @@ __all__ = [
     "Packed",
     "_meta_lines",
     "pack",
+    "packed_csv",
     "packed_metas",
     "packed_methods",
     "packed_paths",
+    "packed_rows_sha",
     "read_losses",
     "read_packed",
     "unpack",
 ]
-#: the meta-line field holding the sha256 of an instance's committed loss rows
-PACKED_SHA = "packed_losses_sha256"
 
 
 def _xz(data: bytes) -> bytes:
     return lzma.compress(data, format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC64, preset=9)
-
-
-def _float32(col: pd.Series) -> np.ndarray:
-    return col.to_numpy(dtype=float).astype(np.float32)
-
-
-def packed_csv(rows: pd.DataFrame, kept: tuple[str, ...] = LOSSES) -> bytes:
-    """The losses.csv of one instance's committed rows (columns case and the committed
-    losses ``kept``, rounded to float32 as committed, written as the float64 holding
-    them)."""
-    frame = pd.DataFrame(
-        {
-            "case": rows["case"].to_numpy(dtype=np.int64),
-            **{c: _float32(rows[c]).astype(np.float64) for c in kept},
-        }
-    )
-    return csv_bytes(frame)
-
-
-def packed_rows_sha(rows: pd.DataFrame, kept: tuple[str, ...] = LOSSES) -> str:
-    """sha256 of :func:`packed_csv` of ``rows``: what a meta line records as
-    :data:`PACKED_SHA` and what verify recomputes from the committed Parquet file."""
-    return sha256_bytes(packed_csv(rows, kept))
 
 
 def _encode(
@@ -195,9 +176,17 @@ def _runs_entries(runs: Path, method: str, dataset: str, prototask: str) -> Pack
         if meta is None or meta.get("packed") or state not in ("ok", "failed"):
             continue
         key = (_size_of(d.parent.name), int(d.name))
-        out.metas[key] = committed_meta(meta)
         if state == "ok":
-            out.losses[key] = pd.read_csv(d / "losses.csv")
+            # read through the one safe reader, and only the bytes whose sha256 meta.json
+            # records (the file could have been replaced since its state was read)
+            try:
+                data = read_regular(d / "losses.csv")
+            except OSError:
+                continue
+            if sha256_bytes(data) != meta.get("losses_sha256"):
+                continue
+            out.losses[key] = pd.read_csv(io.BytesIO(data))
+        out.metas[key] = committed_meta(meta)
     return out
 
 

@@ -97,6 +97,22 @@ def test_the_margin_is_a_finite_non_negative_number(baseline, current, margin):
         check(WorkspaceDirs(current), baseline, margin=margin)
 
 
+def test_a_huge_margin_is_judged_without_a_numpy_warning(baseline, current):
+    # 1.5 x worse, tolerated by a margin of 1e300: the shifted test's t^2 overflowed and
+    # `delve check` printed numpy's "RuntimeWarning: overflow encountered in square"
+    import warnings
+
+    bump_version(current, "lin-1", factor=1.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = check(
+            WorkspaceDirs(current), baseline, ["lin-1"], margin=1e300, accept_changed=("lin-1",)
+        )
+    row = next(r for r in res.rows if r.loss == "S")
+    assert (row.status, row.test, row.p) == ("changed", "t", 1.0) and not res.failed
+    assert row.change == pytest.approx(0.5)
+
+
 def test_margin_nan_on_the_command_line_is_one_error(baseline, current):
     r = run_delve(current, "check", str(baseline), "--margin", "nan")
     one_line_error(r, "--margin")

@@ -106,6 +106,56 @@ def test_only_regular_files_are_read_as_results(tmp_path, kind, name):
     assert time.monotonic() - t < 5
 
 
+def _capped_delve(root: Path, *args: str) -> subprocess.CompletedProcess:
+    """`delve ARGS` in workspace ``root`` with 1 GiB of address space and 120 s: a reader
+    that waits on a FIFO or fills its memory from /dev/zero fails the test, never the
+    machine running it."""
+    import resource
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (2**30, 2**30))
+
+    env = dict(os.environ, DELVE_ROOT=str(root), OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    return subprocess.run(
+        [sys.executable, "-m", "delve_bench", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=root,
+        timeout=120,
+        preexec_fn=cap,
+    )
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
+def test_run_and_its_estimate_skip_a_meta_json_that_is_not_a_regular_file(tmp_path, ws, kind):
+    # `delve run` reads every earlier meta.json of the method for its time estimate (also
+    # with --dry-run); it read them raw: /dev/zero filled 22 GB, a FIFO hung it
+    from delve_bench.run.job import Job, RunOptions, execute
+    from delve_bench.run.store import result_dir
+    from delve_bench.tasks.names import TaskRef
+
+    ref = TaskRef("hwang-g1", "noisy", 64)
+    for i in (0, 1):
+        assert execute(ws, Job("lin-1", ref, i), RunOptions(mode="work")).status == "ok"
+    meta = result_dir(ws, "lin-1", ref, 1) / "meta.json"
+    meta.unlink()
+    if kind == "fifo":
+        os.mkfifo(meta)
+    else:
+        meta.symlink_to("/dev/zero")
+    dry = _capped_delve(tmp_path, "run", "lin-1", TASK, "--instances", "0-2", "-n")
+    assert dry.returncode == 0 and "Traceback" not in dry.stderr, dry.stderr
+    jobs = dry.stdout.splitlines()
+    assert jobs[0] == "would run 2 jobs:" and jobs[2].split() == ["lin-1", TASK, "1-2"]
+    # the estimate comes from the one readable meta.json, #0's
+    assert "earlier runs at the same size (2 jobs)" in dry.stdout
+    r = _capped_delve(tmp_path, "run", "lin-1", TASK, "--instances", "0-2")
+    assert r.returncode == 0, r.stderr
+    assert "ran 2, skipped 1 finished, 0 failed, 0 busy elsewhere;" in r.stdout + r.stderr
+    assert instance_state(meta.parent) == "ok" and meta.is_file()  # the corrupt one is redone
+
+
 # ---- data files ----------------------------------------------------------------------
 
 
@@ -165,6 +215,25 @@ def test_markdown_csv_and_html_outputs_escape_names():
     assert href("tables/a#b?c d.csv") == "tables/a%23b%3Fc%20d.csv"
     assert href("javascript:alert(1)") == "javascript%3Aalert%281%29"
     assert anchor('x"><script>') == "x%22%3E%3Cscript%3E"
+
+
+def test_the_notes_under_a_markdown_table_escape_names_too(tmp_path, delve):
+    # a prototask's note names it: the note was written raw (its link and <img> live)
+    name = "p|x](javascript:alert(1))<img src=x>"
+    (tmp_path / "tasks" / "kin-8nm").mkdir(parents=True)
+    (tmp_path / "tasks" / "kin-8nm" / f"{name}.yaml").write_text(
+        "inputs: 1-8\ntargets: [9]\ncases: all\norder: Random-order\ntest-set-size: 256\n"
+        "training-set-sizes: [32]\nmaximum-number-of-instances: 2\n"
+        "test-set-selection: hierarchical\nseed: 1\n"
+    )
+    delve("gen", f"kin-8nm/{name}", check=True)
+    delve("run", "lin-1", "knn-cv-1", f"kin-8nm/{name}/std.32", "--budget-mode", "work", check=True)
+    delve("report", check=True)
+    md = (tmp_path / "results" / "tables" / f"kin-8nm-{name}-S.md").read_text().splitlines()
+    escaped = "kin-8nm/p\\|x\\](javascript:alert(1))&lt;img src=x>"
+    assert md[0] == f"## {escaped}: squared error (S), standardised"
+    assert md[7].startswith(f"{escaped}, hierarchical design; paired t-test. ")
+    assert not [x for x in md if "<img" in x or "x](" in x]
 
 
 def test_a_constant_target_explains_its_nan(tmp_path, delve):

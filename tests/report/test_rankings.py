@@ -149,3 +149,39 @@ def test_a_method_on_fewer_prototasks_is_left_out_of_the_friedman_test_not_the_o
         in notes
     )
     assert any("late" in (t.a, t.b) for t in rk.tests)
+
+
+def test_the_wilcoxon_posthoc_verdict_depends_on_the_pool_through_holm():
+    """A beats B on all 8 prototasks: Wilcoxon p = 2 / 2^8. Alone (1 pair) they differ;
+    beside four more methods (15 pairs), Holm multiplies that smallest p by 15 and they do
+    not, their own results unchanged. The note said a pair's verdict could not change."""
+    rng = np.random.default_rng(1)
+    a = rng.uniform(0.3, 0.6, 8)
+    others = {m: rng.uniform(0.2, 0.8, 8) for m in ("c", "d", "e", "f")}
+
+    def ranked(methods):
+        means = {"a": a, "b": a + 0.05, **others}
+        reports = [
+            proto(
+                f"d{i}",
+                "p",
+                [task(f"d{i}", "p", 64, {m: means[m][i] for m in methods}, {})],
+                methods,
+            )
+            for i in range(8)
+        ]
+        return rankings(reports, methods, "S", posthoc="wilcoxon")
+
+    alone, pool = ranked(["a", "b"]), ranked(["a", "b", "c", "d", "e", "f"])
+    assert alone.friedman is not None and pool.friedman is not None
+    assert alone.friedman.pair_p[("a", "b")] == pytest.approx(2 / 2**8)
+    assert alone.friedman.differ("a", "b") and not pool.friedman.differ("a", "b")
+    assert pool.friedman.pair_p[("a", "b")] == pytest.approx(15 * 2 / 2**8)
+    note = " ".join(rankings_table(pool).notes)
+    assert "cannot change" not in note
+    assert "Holm's correction runs over all 15 pairs: adding a method can only raise" in note
+    from delve_bench.cli import cli
+
+    help_text = next(p for p in cli.commands["report"].params if p.name == "posthoc").help
+    assert "does not depend on the other methods" not in help_text
+    assert "adding a method can only raise a pair's adjusted p" in help_text

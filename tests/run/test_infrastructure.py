@@ -35,7 +35,11 @@ def test_a_full_disk_is_not_recorded_as_a_method_failure(ws, monkeypatch):
     monkeypatch.setattr(jobmod, "atomic_write", full)
     out = execute(ws, _job(), WORK)
     assert out.status == "interrupted"
-    assert "No space left on device (ENOSPC)" in out.error and "not the method's" in out.error
+    d = result_dir(ws, "lin-1", REF, 0)
+    assert out.error == (
+        "infrastructure failure, not the method's: No space left on device (ENOSPC): "
+        f"{staging_dir(d)}/predictions.csv; nothing recorded (a plain rerun does the job)"
+    )
     assert instance_state(result_dir(ws, "lin-1", REF, 0)) == "missing"
     _clean(ws)
     monkeypatch.undo()
@@ -53,6 +57,10 @@ def test_a_full_disk_during_force_keeps_the_earlier_result(ws, monkeypatch):
     monkeypatch.setattr(jobmod, "atomic_write", full)
     out = execute(ws, _job(), RunOptions(mode="work", force=True))
     assert out.status == "interrupted" and "EDQUOT" in out.error
+    # a plain rerun would skip the kept result: the advice said it retries the job
+    assert out.error.endswith(
+        "; the earlier result is kept (a plain rerun keeps it; --force redoes the job)"
+    )
     assert instance_state(d) == "ok" and (d / "losses.csv").read_bytes() == before
     _clean(ws)
 
@@ -107,3 +115,41 @@ def test_a_symlinked_instance_directory_never_wedges(ws, tmp_path, force):
     assert (elsewhere / "losses.csv").read_bytes() == kept  # the link's target is untouched
     if force:
         assert not d.is_symlink()
+
+
+def test_the_run_summary_counts_interrupted_jobs_and_says_each_rerun_once(ws, monkeypatch):
+    from delve_bench.api import _summary
+    from delve_bench.report.plaintext import format_run_summary
+
+    assert execute(ws, _job(1), WORK).status == "ok"
+
+    def full(path, data):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(jobmod, "atomic_write", full)
+    outcomes = [
+        execute(ws, _job(0), WORK),
+        execute(ws, _job(1), RunOptions(mode="work", force=True)),
+    ]
+
+    class _Plan:
+        skipped: dict = {"done": []}
+
+    lines = format_run_summary(_summary(outcomes, _Plan(), 1.0)).splitlines()  # type: ignore[arg-type]
+    # the line left the interrupted jobs out: "ran 0, skipped 0 finished, 0 failed, 0 busy"
+    assert (
+        lines[0]
+        == "ran 0, skipped 0 finished, 0 failed, 2 interrupted, 0 busy elsewhere; 0.00 CPU s"
+    )
+    assert lines[1].startswith(
+        "interrupted: lin-1 hwang-g1/noisy/std.64 #0: infrastructure failure"
+    )
+    assert lines[1].endswith(
+        "(ENOSPC): "
+        + str(staging_dir(result_dir(ws, "lin-1", REF, 0)))
+        + "/predictions.csv; nothing recorded (a plain rerun does the job)"
+    )
+    assert lines[2].endswith(
+        "; the earlier result is kept (a plain rerun keeps it; --force redoes the job)"
+    )
+    assert not [x for x in lines if x.count("rerun") > 1]

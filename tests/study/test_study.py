@@ -450,3 +450,31 @@ def test_the_modern_study_is_sized_to_about_eight_cpu_hours(tmp_path):
         (m, 590, 0) for m in ("xgboost-1", "lightgbm-1", "catboost-1", "rf-1", "hgb-1")
     ]
     assert 7.5 < sum(r.cpu_left for r in rows) / 3600 < 8.5
+
+
+def test_committed_rows_hash_to_their_recorded_sha256_with_the_fast_writer():
+    """Every read of a committed instance hashes the losses.csv its rows make
+    (run.packed.packed_csv, written with repr for speed): its bytes are those of the
+    pandas writer every losses.csv has (store.csv_bytes), and every committed smoke
+    instance hashes to the value its meta line recorded when it was packed."""
+    from delve_bench.run.packed import PACKED_SHA, _float32, packed_csv, read_packed
+    from delve_bench.run.store import csv_bytes
+
+    v = np.array([0.0, -0.0, 1e-5, 1e-4, 1 / 3, 1e15, 1e16, 123456789.0, np.nan, 1.4e-45, 3e38])
+    rows = pd.DataFrame({"case": np.arange(v.size) * 7, "S": v, "A": v[::-1], "L": -v})
+    for kept in (("S",), ("S", "A", "L"), ()):
+        frame = {c: _float32(rows[c]).astype(np.float64) for c in kept}
+        want = csv_bytes(pd.DataFrame({"case": rows["case"].to_numpy(np.int64), **frame}))
+        assert packed_csv(rows, kept) == want
+    checked = 0
+    for m in ("lin-1", "knn-cv-1"):
+        p = read_packed(REPO / "results" / "smoke", m, "kin-8nm", "dist")
+        assert p.kept == ("S",) and len(p.losses) == 16
+        for key in p.losses:
+            assert p.rows(key) is p.losses[key] and PACKED_SHA in p.metas[key]
+            checked += 1
+    assert checked == 32
+    p = read_packed(REPO / "results" / "smoke", "lin-1", "kin-8nm", "dist")
+    p.losses[(128, 5)].loc[0, "S"] *= 1.001  # as an edited file reads
+    with pytest.raises(DelveError, match=r"kin-8nm-dist.parquet: kin-8nm/dist/std.128 #5: its"):
+        p.rows((128, 5))

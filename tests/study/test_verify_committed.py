@@ -106,3 +106,28 @@ def test_committed_results_on_other_task_files_are_stale_not_verified(ws):
     # the rerun skips the stale instance
     assert "reproduce lin-1: hwang-g1/noisy/std.64 #1" in out
     assert "not verified" in out.splitlines()[-1]
+
+
+def test_every_analysis_of_the_study_refuses_a_tampered_committed_file(ws):
+    """compare, stats, power, report and check read a study's committed rows in place
+    (--with): each checks them against the hash their meta line records. A value x100
+    flipped a comparison silently before."""
+    df = read_losses(ws / LOSSES)
+    df.loc[np.flatnonzero(df["instance"].to_numpy() == 3)[0], "S"] *= 100
+    (ws / LOSSES).write_bytes(_parquet(df, ("S",)))  # one value, nothing else
+    want = (
+        f"{ws / LOSSES}: hwang-g1/noisy/std.64 #3: its loss rows do not match the sha256 "
+        "its meta line records (edited or damaged; restore it from git)"
+    )
+
+    def refused(*args: str) -> None:
+        r = run_delve(ws, *args)
+        assert (r.returncode, r.stdout, r.stderr) == (2, "", f"delve: error: {want}\n"), args
+
+    refused("stats", "lin-1", "hwang-g1/noisy/std.64", "--with", "h")
+    assert run_delve(ws, "run", "knn-cv-1", "--study", "h", "-q").returncode == 0
+    refused("compare", "knn-cv-1", "lin-1", "hwang-g1/noisy/std.64", "--with", "h")
+    refused("power", "knn-cv-1", "lin-1", "hwang-g1/noisy/std.64", "--with", "h")
+    refused("report", "--with", "h", "--out", str(ws / "out"))
+    assert run_delve(ws, "run", "lin-1", "--study", "h", "-q").returncode == 0
+    refused("check", "--with", "h")
