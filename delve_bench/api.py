@@ -1474,6 +1474,7 @@ def study_run(
     name: str,
     *,
     methods: Sequence[str] = (),
+    tasks: Sequence[str] = (),
     jobs: int = 1,
     dask: str | None = None,
     retry_failed: bool = False,
@@ -1490,6 +1491,8 @@ def study_run(
         The study (``studies/<name>.yaml``) or the path of a study file.
     methods : sequence of str
         Only these of its methods (and their snapshots); default: all.
+    tasks : sequence of str
+        Only these of its tasks (names or patterns, e.g. ``"kin-8nm"``); default: all.
     jobs, dask :
         Jobs at a time, or a Dask scheduler (``local[:N]`` starts one).
     on_group : callable, optional
@@ -1506,7 +1509,15 @@ def study_run(
     ws = workspace_dirs(root)
     st = load_study(ws, name)
     outcomes = run_study(
-        ws, st, jobs, dask, retry_failed, progress=progress, on_group=on_group, methods=methods
+        ws,
+        st,
+        jobs,
+        dask,
+        retry_failed,
+        progress=progress,
+        on_group=on_group,
+        methods=methods,
+        tasks=tasks,
     )
     return StudyRunSummary.of(st.name, outcomes)
 

@@ -38,6 +38,7 @@ def study() -> None:
         "delve study run smoke",
         "delve study run thesis --jobs 2 --retry-failed",
         "delve study run thesis --method mlp-mc-1    # only that method (and its snapshots)",
+        "delve study run thesis -m mlp-mc-1 --tasks kin-8nm --jobs 2   # those tasks first",
     ),
 )
 @click.argument("name")
@@ -51,9 +52,18 @@ def study() -> None:
     metavar="METHOD",
     help="Only this method of the study (repeatable); default: all.",
 )
+@click.option(
+    "--tasks",
+    "tasks",
+    multiple=True,
+    metavar="TASK",
+    help="Only these of its tasks (repeatable or comma-separated); default: all.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
 @click.pass_context
-def study_run(ctx: click.Context, name, jobs, dask_address, retry_failed, methods, quiet) -> None:
+def study_run(
+    ctx: click.Context, name, jobs, dask_address, retry_failed, methods, tasks, quiet
+) -> None:
     """Run or resume every missing job of study NAME, then pack its results."""
     from .. import api
     from ..errors import RunFailed
@@ -66,6 +76,7 @@ def study_run(ctx: click.Context, name, jobs, dask_address, retry_failed, method
     summary = api.study_run(
         name,
         methods=methods,
+        tasks=[t for x in tasks for t in x.split(",") if t.strip()],
         jobs=jobs,
         dask=dask_address,
         retry_failed=retry_failed,

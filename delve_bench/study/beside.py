@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DelveError
-from ..tasks.names import TaskRef, resolve_tasks
+from ..tasks.names import TaskRef
 from ..workspace import Reference, WorkspaceDirs, builtin_root
 from .pack import packed_methods
 from .spec import Study, load_study, study_path
@@ -142,13 +142,7 @@ def study_settings(
     mode, scale, hard = settings.pop()
     refs = study.refs(ws)
     if tasks:
-        wanted = set(resolve_tasks(ws, list(tasks)))
-        outside = sorted(wanted - set(refs))
-        if outside:
-            raise DelveError(
-                f"{outside[0].full_name} is not a task of study {name} "
-                f"(its tasks: {', '.join(study.task_names)})"
-            )
+        wanted = study.subset(ws, tasks)
         refs = [r for r in refs if r in wanted]
     skip = {s for p in plans.values() if p for s in p.skip_sizes}
     refs = [r for r in refs if r.size not in skip]

@@ -290,16 +290,21 @@ def study_status(ws: WorkspaceDirs, study: Study) -> StudyStatus:
 
 
 def study_jobs(
-    ws: WorkspaceDirs, study: Study, retry_failed: bool = False, methods: Sequence[str] = ()
+    ws: WorkspaceDirs,
+    study: Study,
+    retry_failed: bool = False,
+    methods: Sequence[str] = (),
+    tasks: Sequence[str] = (),
 ) -> list[tuple[MethodPlan, list[Job]]]:
     """The jobs still to run, grouped by method plan (its budget mode and time scale);
-    ``methods``: only these of the study's methods (default: all)."""
+    ``methods``: only these of the study's methods, ``tasks``: only these of its tasks
+    (default: all)."""
     sws = study.workspace(ws)
     study_dir = ws.root / study.results
     out = []
     cache = _States()
     for plan in study.only(methods):
-        refs = study.method_refs(ws, plan)
+        refs = study.method_refs(ws, plan, tasks)
         todo = plan_jobs(
             sws,
             [plan.name, *plan.snapshot_names],
@@ -333,13 +338,15 @@ def run_study(
     progress: bool = True,
     on_group: Callable[[MethodPlan, int], None] | None = None,
     methods: Sequence[str] = (),
+    tasks: Sequence[str] = (),
 ) -> list[Outcome]:
     """Run (or resume) every missing job of the study (``methods``: only these of its
-    methods), method by method in the order of the study file, and pack the results after
-    each method. Returns the runner's outcomes."""
+    methods, ``tasks``: only these of its tasks), method by method in the order of the
+    study file, and pack the results after each method (all of its tasks: what is packed
+    already stays). Returns the runner's outcomes."""
     sws = study.workspace(ws)
     study_dir = ws.root / study.results
-    groups = study_jobs(ws, study, retry_failed, methods)
+    groups = study_jobs(ws, study, retry_failed, methods, tasks)
     outcomes: list[Outcome] = []
     for plan, jobs in groups:
         if on_group is not None:

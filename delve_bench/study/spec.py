@@ -149,8 +149,28 @@ class Study:
     def refs(self, ws: WorkspaceDirs) -> list[TaskRef]:
         return resolve_tasks(ws, list(self.task_names))
 
-    def method_refs(self, ws: WorkspaceDirs, plan: MethodPlan) -> list[TaskRef]:
-        return [r for r in self.refs(ws) if r.size not in plan.skip_sizes]
+    def method_refs(
+        self, ws: WorkspaceDirs, plan: MethodPlan, tasks: Sequence[str] = ()
+    ) -> list[TaskRef]:
+        """The tasks ``plan`` runs on (``tasks``: only those of them, see :meth:`subset`)."""
+        wanted = self.subset(ws, tasks) if tasks else None
+        return [
+            r
+            for r in self.refs(ws)
+            if r.size not in plan.skip_sizes and (wanted is None or r in wanted)
+        ]
+
+    def subset(self, ws: WorkspaceDirs, tasks: Sequence[str]) -> set[TaskRef]:
+        """The study's tasks named by ``tasks`` (task names or patterns, as ``delve run``
+        takes them); one that is not a task of the study is an error naming its tasks."""
+        wanted = set(resolve_tasks(ws, list(tasks)))
+        outside = sorted(wanted - set(self.refs(ws)))
+        if outside:
+            raise DelveError(
+                f"{outside[0].full_name} is not a task of study {self.name} "
+                f"(its tasks: {', '.join(self.task_names)})"
+            )
+        return wanted
 
     def losses_for(self, prototask: str) -> tuple[str, ...]:
         return self.losses.get(prototask, self.losses.get("default", LOSSES[:1]))

@@ -282,6 +282,22 @@ def test_study_run_can_be_limited_to_some_methods(tmp_path, delve):
     one_line_error(r, "study smoke has no method 'knn-cv-2'; its methods: lin-1, knn-cv-1")
 
 
+def test_study_run_can_be_limited_to_some_tasks(tmp_path, delve):
+    _study(tmp_path, SMOKE, "smoke")
+    delve("study", "run", "smoke", "-m", "knn-cv-1", "--tasks", "kin-8nm/std.64", "-q", check=True)
+    status = delve("study", "status", "smoke", "--json", check=True)
+    done = {rec["result"]: rec["done"] for rec in json.loads(status.stdout)}
+    assert done == {"lin-1": 0, "knn-cv-1": 8}
+    losses = tmp_path / "results/smoke/losses"
+    assert [p.relative_to(losses).as_posix() for p in losses.rglob("*.parquet")] == [
+        "knn-cv-1/kin-8nm-dist.parquet"
+    ]
+    r = delve("study", "run", "smoke", "--tasks", "boston")
+    one_line_error(
+        r, "boston/price/std.32 is not a task of study smoke (its tasks: kin-8nm/std.64)"
+    )
+
+
 def test_committed_metas_leave_out_bulky_info_no_display_reads():
     from delve_bench.study.pack import NOT_COMMITTED_INFO, _meta_lines, committed_meta
 
