@@ -30,6 +30,10 @@ the gate unless the method is accepted (``--accept-changed METHOD``), and an acc
 method is then judged like any other (a worse one still fails). When the task's instances
 themselves changed, the losses cannot be paired and the row says so. A method with results
 on only one side is listed: ``missing`` (baseline only, fails) or ``new`` (workspace only).
+
+**Unchanged** means the current losses equal the baseline's at the baseline's precision
+(:func:`same_losses`): a study commits its losses in float32, so an untouched rerun
+checked ``--with`` it differs from them only by that rounding, and is unchanged.
 """
 
 from __future__ import annotations
@@ -53,6 +57,19 @@ from ..workspace import WorkspaceDirs
 from .task import layout_of, task_standardizer
 
 MARGIN = 0.01
+
+
+def same_losses(current: np.ndarray, baseline: np.ndarray) -> bool:
+    """Whether ``current`` equals ``baseline`` (same shape) at the baseline's precision:
+    exactly, or -- where every baseline value is a float32 (a packed study's committed
+    losses, written as the doubles holding them) -- once ``current`` is rounded to float32
+    as the study would commit it. A full-precision baseline is compared exactly."""
+    if np.array_equal(current, baseline, equal_nan=True):
+        return True
+    packed = baseline.astype(np.float32).astype(np.float64)
+    if not np.array_equal(packed, baseline, equal_nan=True):
+        return False
+    return np.array_equal(current.astype(np.float32).astype(np.float64), baseline, equal_nan=True)
 
 
 @dataclass(frozen=True)
@@ -280,11 +297,14 @@ def _row(ws, base, method, ref, loss, margin, accepted: bool) -> CheckRow | None
             **extra,
         )
     yc = np.vstack([x for r in wanted if (x := cur[r.instance].losses[loss]) is not None])
+    unchanged = same_losses(yc, yb)
+    if unchanged:
+        yc = yb  # equal at the committed precision: no change, to the last digit shown
     mb, mc = float(yb.mean()), float(yc.mean())
     change = (mc - mb) if loss == "L" else ((mc / mb - 1) if mb != 0 else None)
     delta = margin if loss == "L" else margin * abs(mb)
     d = yc - yb
-    if np.array_equal(yc, yb):
+    if unchanged:
         status, test, p, p_change = "unchanged", "", None, None
     else:
         plain = _test(d, layout.design, layout.size)

@@ -11,8 +11,9 @@
   Methods with no value on any task (e.g. no predictive density for L) are not ranked.
 * Wins (Barrio et al. 2009, Table 2 and §6.2.4): cell (row R, column C) counts the tasks on which C
   was significantly better than R, i.e. the design's paired test (t or quasi-F, on the
-  instances both have) gave p < 0.05, a bounded ``p < 0.05`` included, out of the tasks
-  on which the pair was compared. A method's wins are its column sum, its losses its
+  instances both have) was significant at 5 %
+  (:func:`~delve_bench.stats.results.is_significant`: never a bounded ``p < 0.05``), out
+  of the tasks on which the pair was compared. A method's wins are its column sum, its losses its
   row sum.
 """
 

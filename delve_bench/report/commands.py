@@ -28,14 +28,26 @@ def _num(x, fmt: str) -> str:
     return "-" if x is None else format(x, fmt)
 
 
+def _no_tests(res: CheckResult) -> str:
+    """Why ``check`` ran no paired test, in words (there was no difference to test)."""
+    if any(r.status == "unchanged" for r in res.rows):
+        return "No test was needed: no compared loss differs from the baseline's."
+    return "No test was run: nothing could be compared."
+
+
 def format_check(res: CheckResult) -> str:
     """``delve check``: one row per method, task and loss, the counts and the verdict."""
+    tests = sum(r.p is not None for r in res.rows)
+    how = (
+        f" with the design's paired test; worse: more than the margin ({100 * res.margin:g} "
+        f"% of the baseline's loss; L: {res.margin:g} nats) with Holm-adjusted p < "
+        f"{res.alpha:g} over the {tests} tests."
+        if tests
+        else f". {_no_tests(res)}"
+    )
     lines = [
         f"delve check against {res.baseline}",
-        f"current - baseline per method, task and loss with the design's paired test; worse: "
-        f"more than the margin ({100 * res.margin:g} % of the baseline's loss; L: "
-        f"{res.margin:g} nats) with Holm-adjusted p < {res.alpha:g} over the "
-        f"{sum(r.p is not None for r in res.rows)} tests. Losses standardised.",
+        f"current - baseline per method, task and loss{how} Losses standardised.",
         "",
     ]
     rows = []

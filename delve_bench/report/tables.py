@@ -43,6 +43,18 @@ LEGEND_P = (
     "quasi-F may say with fewer than 4 instances."
 )
 
+#: said under a table only where a bounded p is in it (stats.results.is_significant)
+BOUNDED_NOTE = (
+    "`< 0.05` (Lindman's quasi-F on fewer than 4 instances) is never counted significant: "
+    "no * and no significant win, here or in the wins tables, rankings and claims (with 2 "
+    "instances the bound still rejects about 8-14 % of true nulls at the 5 % level)."
+)
+
+
+def has_bounded(tasks) -> bool:
+    """Whether any pair of ``tasks`` (:class:`TaskReport`) has a bounded p."""
+    return any(p.bounded for t in tasks for p in t.pairs.values())
+
 
 @dataclass(frozen=True)
 class Table:
@@ -146,6 +158,8 @@ def prototask_table(r: PrototaskReport) -> Table:
         "1996 CPU budget times F; work: fixed work units; to completion: the method has no "
         "budget rule and runs until it is done).",
     )
+    if has_bounded(r.tasks):
+        notes += (BOUNDED_NOTE,)
     if any(c.mean is not None and math.isnan(c.mean) for t in r.tasks for c in t.cells.values()):
         notes += (f"undefined: {UNDEFINED_NOTE}.",)
     return Table(
@@ -292,6 +306,8 @@ def ranks_table(ov: Overview) -> Table:
         "(Barrio et al. 2009, Table 2), not corrected for the number of tests; the rankings "
         f"table (rankings-{ov.loss}) counts them after Holm's correction, per prototask.",
     ]
+    if has_bounded(ov.tasks):
+        notes.append(BOUNDED_NOTE)
     unranked = [m for m in ov.methods if m not in ov.average_rank]
     if unranked:
         notes.append(f"{EMPTY}: no {ov.loss} loss on any task: {', '.join(unranked)}.")
@@ -347,7 +363,8 @@ def wins_table(ov: Overview) -> Table:
             "value C had the lower standardised loss (ties count 1/2), the shares the average "
             f"ranks are built from. {len(ov.tasks)} tasks reported. Column sums of the first "
             "numbers are wins, row sums losses.",
-        ),
+        )
+        + ((BOUNDED_NOTE,) if has_bounded(ov.tasks) else ()),
     )
 
 

@@ -55,7 +55,7 @@ def counting_notes(cs: Sequence[ComparisonResult]) -> list[str]:
     if bounded:
         out.append(
             f"not counted significant: {', '.join(bounded)} (`< 0.05`: a quasi-F with fewer "
-            "than 4 instances may claim no more; the rankings count it as p = 0.05 too)"
+            "than 4 instances may claim no more; no report, ranking or claim counts it)"
         )
     liberal = [c.task for c in cs if c.liberal and not c.bounded and c.p is not None]
     if liberal:

@@ -31,6 +31,7 @@ import numpy as np
 
 from ..defaults import ALPHA
 from .draws import _DRAWS
+from .results import is_bounded, is_significant
 from .tests import quasi_f_p_value
 
 #: null studies simulated per (I, J) (those of the quasi-F power, :mod:`.power`)
@@ -97,7 +98,7 @@ def level_fields(vc, I: int, J: int, p: float | None, alpha: float = ALPHA) -> d
         "liberal": liberal,
         "critical_p": crit,
         "p_calibrated": None if p is None else calibrated_p(vc, I, J, p),
-        "significant_5pc": p is not None and p < crit,
+        "significant_5pc": is_significant(p, is_bounded("F", I, p), crit),
     }
     if liberal:
         out["level_note"] = (

@@ -46,6 +46,16 @@ def is_bounded(test: str, instances: int, p: float | None) -> bool:
     return test == "F" and instances < BOUNDED_BELOW and p is not None and p < BOUND
 
 
+def is_significant(p: float | None, bounded: bool, threshold: float = ALPHA) -> bool:
+    """Significant at 5 %: the one rule every verdict reads (stars, wins, claims, rankings'
+    pair counts, ``delve compare``, the JSON's ``significant_5pc``). p below ``threshold``
+    (:data:`~delve_bench.defaults.ALPHA`, or a liberal quasi-F's size-corrected
+    ``critical_p``), and never a bounded p: ``p < 0.05`` from a quasi-F on 2 or 3
+    instances still rejects about 8-14 % of true nulls at the 5 % level
+    (docs/statistics.md), so the bound may be shown but not counted."""
+    return not bounded and p is not None and p < threshold
+
+
 def p_words(p: float | None, bounded: bool) -> str:
     """``0.0123`` (9 significant digits), ``< 0.05`` (bounded) or ``undefined`` (None)."""
     if p is None:
@@ -169,11 +179,10 @@ class Comparison(PValue):
 
     @property
     def significant(self) -> bool:
-        """Significant at 5 %: p < 0.05, or for the 2-way quasi-F, p below its
-        size-corrected threshold (a liberal or bounded ``p < 0.05`` alone is not enough)."""
-        if self.significant_5pc is not None:
-            return self.significant_5pc
-        return self.bounded or (self.p is not None and self.p < ALPHA)
+        """Significant at 5 % by :func:`is_significant`: p < 0.05, or for the 2-way
+        quasi-F p below its size-corrected threshold; a bounded ``p < 0.05`` never is."""
+        threshold = ALPHA if self.critical_p is None else self.critical_p
+        return is_significant(self.p, self.bounded, threshold)
 
     @property
     def p_decision(self) -> float | None:
@@ -244,14 +253,6 @@ class ComparisonResult(Comparison, _TaskFacts):
         return cls(**{**_fields(comparison), **facts})
 
     @property
-    def significant(self) -> bool:
-        """``delve compare``'s count: :attr:`Comparison.significant`, except that a bounded
-        ``p < 0.05`` is never counted, as the rankings count it as p = 0.05 (its level
-        depends on variance components estimated from 2 or 3 instances). The reports'
-        stars and wins tables read :attr:`Comparison.significant` and still count it."""
-        return not self.bounded and super().significant
-
-    @property
     def verdict(self) -> str:
         """One line: which method is better, by how much (standardised), and the test."""
         return verdict(self)
@@ -271,10 +272,9 @@ LEVELS = ((0.001, "***"), (0.01, "**"), (0.05, "*"))
 
 
 def marks(c: ComparisonResult) -> str:
-    """``*``, ``**``, ``***`` or '' for the comparison's p."""
-    if c.bounded:
-        return "*"
-    if c.p is None:
+    """``*``, ``**``, ``***`` for the comparison's p, '' unless it is significant (so a
+    bounded ``p < 0.05``, or a liberal quasi-F's p above its threshold, has no star)."""
+    if not c.significant or c.p is None:
         return ""
     return next((m for level, m in LEVELS if c.p < level), "")
 
@@ -302,7 +302,7 @@ def verdict(c: ComparisonResult) -> str:
         if who
         else f"{c.method_a} and {c.method_b} tie"
     )
-    if c.bounded:  # the rankings' rule: a bound is never counted (see .significant)
+    if c.bounded:  # a bound is shown, never counted (is_significant)
         sig, how = "not counted significant", f"a bound only; {c.test_name}"
     else:
         sig, how = ("significant" if c.significant else "not significant"), c.test_name
