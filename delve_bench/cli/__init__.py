@@ -11,6 +11,7 @@ import sys
 
 import click
 
+from ..blas import pin_openblas
 from ..errors import DelveError
 from . import (  # noqa: F401  (registers the commands)
     analyse,
@@ -52,7 +53,12 @@ def main() -> None:
     """Entry point: user errors become one line and exit code 2 (1 for failed runs).
 
     Everything printed passes through :class:`~.printable.Printable`, which strips control
-    characters (terminal escape sequences in a method summary or a directory name)."""
+    characters (terminal escape sequences in a method summary or a directory name).
+
+    First of all it pins OpenBLAS's kernels (:func:`~delve_bench.blas.pin_openblas`):
+    numpy is not imported yet, and every worker process inherits the setting, so a
+    work-mode result is the same on every x86-64 CPU."""
+    pin_openblas()
     from .printable import install
 
     install()

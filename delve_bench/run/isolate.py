@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterable
 from multiprocessing.connection import Connection
 from typing import Any, cast
 
+from ..blas import CORETYPE_VARIABLE, pin_openblas
 from ..workspace import WorkspaceDirs
 from .job import (
     Job,
@@ -75,7 +76,7 @@ def _context():
 
 def _start_forkserver() -> None:
     """Start the forkserver ignoring SIGINT, with pyarrow's memory pool set to the system
-    allocator.
+    allocator and OpenBLAS's kernels pinned.
 
     SIGINT: the forkserver imports its preload (a second or more on a busy machine) before
     it ignores SIGINT itself, and a Ctrl-C in that window would kill it with a traceback
@@ -88,12 +89,20 @@ def _start_forkserver() -> None:
     reserved address space, so a worker would be left with a fraction of its
     ``--memory-limit`` (knn-cv-1 at n = 1024 failed at --jobs 16 on a 24 GB machine).
     pyarrow reads the setting when it is imported, so it is given to the forkserver, which
-    imports pandas for every worker; the caller's own environment is left as it was."""
+    imports pandas for every worker; the caller's own environment is left as it was.
+
+    OpenBLAS: the ``delve`` command pins its kernels before anything is imported
+    (:func:`~delve_bench.blas.pin_openblas`); a program that runs jobs through the Python
+    API, or a Dask worker started by ``dask worker``, has not, so the forkserver, whose
+    workers load numpy afresh, gets the same setting (a value already set wins)."""
     from multiprocessing import forkserver
 
-    key, old = "ARROW_DEFAULT_MEMORY_POOL", os.environ.get("ARROW_DEFAULT_MEMORY_POOL")
-    if old is None:
-        os.environ[key] = "system"
+    added = {"ARROW_DEFAULT_MEMORY_POOL": "system"}
+    added = {k: v for k, v in added.items() if k not in os.environ}
+    os.environ.update(added)
+    pinned = pin_openblas()
+    if pinned is not None:
+        added[CORETYPE_VARIABLE] = pinned
     try:
         if threading.current_thread() is not threading.main_thread():
             forkserver.ensure_running()  # signal handlers can only be set in the main thread
@@ -106,7 +115,7 @@ def _start_forkserver() -> None:
             signal.signal(signal.SIGINT, handler)
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
     finally:
-        if old is None:
+        for key in added:
             os.environ.pop(key, None)
 
 

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from .. import __version__
+from ..blas import blas_libraries
 from ..defaults import CLASSIFICATION_LOSSES, DEFAULT_BUDGET_MODE, DEFAULT_TIME_SCALE, BudgetMode
 from ..errors import DelveError
 from ..losses import case_losses, class_losses
@@ -601,6 +602,8 @@ def _execute_locked(ws: WorkspaceDirs, d: Path, job: Job, options: RunOptions) -
             first_training=first_training(ws, job.ref, method),
         )
         fitted = fit_predict(method, enc, ctx)
+        # after the fit: the libraries the method loaded (scipy's own OpenBLAS) are listed
+        meta["blas"] = blas_libraries()
         if enc.coding.categorical:
             tables = class_tables(fitted.prediction, enc)
         else:
@@ -634,6 +637,7 @@ def _execute_locked(ws: WorkspaceDirs, d: Path, job: Job, options: RunOptions) -
         meta.update(status="failed", error=error, traceback=traceback.format_exc(limit=8))
     meta["wall_seconds"] = round(time.perf_counter() - wall0, 4)
     meta.setdefault("cpu_seconds", round(time.process_time() - cpu0, 4))
+    meta.setdefault("blas", blas_libraries())
     meta["end"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     meta["end_time"] = time.time()  # to order results finished within one second
     _write_meta(d, meta)

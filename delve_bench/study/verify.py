@@ -16,7 +16,9 @@
    committed meta.json recorded (bit-identical). If not (another BLAS or numpy can change
    the last bits), the rerun must agree with the committed losses to single precision,
    the precision they are committed in (relative difference <= 2^-23); that is reported as
-   a pass "to float32" and anything larger fails.
+   a pass "to float32" and anything larger fails. Where the committed meta.json records
+   other BLAS kernels than the rerun's (``blas``, :func:`~delve_bench.blas.kernel_note`),
+   the line says which, and how to pin them.
 3. **Methods with a CPU budget** (gp-mc-1, mlp-mc-1, mlp-ese-1 in the thesis study): the
    cheapest instance is rerun at the smallest committed budget (the smallest snapshot
    ``METHOD@F`` where the method has snapshots) and compared with the committed result of
@@ -42,6 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..blas import kernel_note
 from ..errors import DelveError
 from ..methods.registry import method_spec
 from ..run import provenance as pv
@@ -299,12 +302,14 @@ def _check_exact(ws, study, plan) -> Check:
                 "committed losses",
             )
         ok = worst <= FLOAT32_REL
+        note = kernel_note(meta.get("blas"), new_meta.get("blas"))
         return Check(
             name=label,
             ok=ok,
             detail=f"{where}: not bit-identical; largest relative difference from the committed "
             f"losses {worst:.3g} "
-            f"({'within' if ok else 'beyond'} the float32 precision of the committed losses)",
+            f"({'within' if ok else 'beyond'} the float32 precision of the committed losses)"
+            + (f"; {note}" if note else ""),
         )
 
 

@@ -5,6 +5,7 @@ files are listed as stale, never counted as verified. Generated data (hwang-g1),
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -83,13 +84,43 @@ def test_a_report_from_the_working_store_does_not_bless_a_tampered_file(with_run
     assert r.returncode == 1 and f"{LOSSES}: hwang-g1/noisy/std.64 #5" in r.stdout
 
 
+def _fail_line(r, label: str) -> str:
+    return next(x for x in r.stdout.splitlines() if x.startswith(f"FAIL {label}"))
+
+
 def test_the_rerun_is_compared_with_the_committed_rows(ws):
     df = read_losses(ws / LOSSES)
     df.loc[np.flatnonzero(df["instance"].to_numpy() == 0)[0], "S"] *= 1.01
     (ws / LOSSES).write_bytes(_parquet(df))
     r = run_delve(ws, "study", "verify", "h")
     assert r.returncode == 1
-    assert "FAIL reproduce lin-1: hwang-g1/noisy/std.64 #0: not bit-identical" in r.stdout
+    line = _fail_line(r, "reproduce lin-1")
+    assert "hwang-g1/noisy/std.64 #0: not bit-identical" in line
+    assert "made with" not in line  # committed and rerun with the same kernels
+
+
+def test_a_rerun_on_other_kernels_says_which_and_how_to_pin_them(ws):
+    """The committed meta line records other OpenBLAS kernels than the rerun's (a result
+    made on another CPU): the failure names both and the variable that pins them."""
+    from delve_bench.study.pack import _meta_lines, _xz
+
+    df = read_losses(ws / LOSSES)
+    df.loc[np.flatnonzero(df["instance"].to_numpy() == 0)[0], "S"] *= 1.01
+    (ws / LOSSES).write_bytes(_parquet(df))
+    meta = ws / "results/h/meta/lin-1/hwang-g1-noisy.jsonl.xz"
+    lines = _meta_lines(meta)
+    # the kernels this machine's jobs run with (the rerun's), as the fixture's run recorded
+    rerun = sorted({lib["architecture"] for lib in lines[0]["blas"]})
+    assert {lib["library"] for lib in lines[0]["blas"]} == {"openblas"} and len(rerun) == 1
+    for m in lines:
+        m["blas"] = [dict(lib, architecture="Zen") for lib in m["blas"]]
+    text = "\n".join(json.dumps(m, sort_keys=True) for m in lines) + "\n"
+    meta.write_bytes(_xz(text.encode()))
+    r = run_delve(ws, "study", "verify", "h")
+    assert r.returncode == 1
+    assert _fail_line(r, "reproduce lin-1").endswith(
+        f"; made with OpenBLAS Zen kernels, this run {rerun[0]}: set OPENBLAS_CORETYPE=Zen"
+    )
 
 
 def test_committed_results_on_other_task_files_are_stale_not_verified(ws):
