@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Union, cast
 
+from . import _API
 from .defaults import (
     ALL_LOSSES,
     ALPHA,
@@ -89,45 +90,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = [
-    *_RESULT_TYPES,
-    "ComparisonResult",
-    "DatasetInfo",
-    "MethodInfo",
-    "Plan",
-    "RunSummary",
-    "StatsResult",
-    "TaskInfo",
-    "Workspace",
-    "check_results",
-    "compare",
-    "comparison_power",
-    "comparisons",
-    "execute_plan",
-    "fetch_datasets",
-    "generate_splits",
-    "list_datasets",
-    "list_methods",
-    "list_tasks",
-    "loss_table",
-    "make_report",
-    "method",
-    "plan",
-    "posterior_plot",
-    "results",
-    "run_methods",
-    "run_selftest",
-    "status",
-    "study_leaderboard",
-    "study_report",
-    "study_report_check",
-    "study_run",
-    "study_status",
-    "study_unpack",
-    "study_verify",
-    "task_stats",
-    "workspace_dirs",
-]
+__all__ = list(_API)  # listed in the package, where reading them imports nothing
 
 
 class Workspace:
@@ -289,7 +252,7 @@ def _names(x: str | Iterable[str] | None) -> list[str]:
     return [x] if isinstance(x, str) else list(x)
 
 
-def task_refs(ws: WorkspaceDirs, names) -> list[TaskRef]:
+def _task_refs(ws: WorkspaceDirs, names) -> list[TaskRef]:
     """Task names (shorthands, globs) or TaskRefs to a duplicate-free list of TaskRefs."""
     from .tasks.names import TaskRef, resolve_tasks
 
@@ -300,7 +263,7 @@ def task_refs(ws: WorkspaceDirs, names) -> list[TaskRef]:
 
 
 def _one_ref(ws: WorkspaceDirs, task) -> TaskRef:
-    refs = task_refs(ws, task)
+    refs = _task_refs(ws, task)
     if len(refs) != 1:
         raise DelveError(
             f"{task!r} names {len(refs)} tasks; name one, e.g. {refs[0].full_name}"
@@ -389,12 +352,12 @@ def list_tasks(names: str | Sequence[str] | None = None, *, root: Root = None) -
     ws = workspace_dirs(root)
     out = []
     if names:
-        refs = task_refs(ws, _names(names))
+        refs = _task_refs(ws, _names(names))
     else:
         refs = []
         for ds in dataset_names(ws):
             try:
-                refs += task_refs(ws, ds)
+                refs += _task_refs(ws, ds)
             except DelveError as e:
                 out.append(
                     TaskInfo(
@@ -639,7 +602,7 @@ def plan(
         refs, budget_mode, time_scale = s.refs, s.budget_mode, s.time_scale
         hard_limit = s.hard_limit if hard_limit is None else hard_limit
     else:
-        refs = task_refs(ws, tasks)
+        refs = _task_refs(ws, tasks)
     if not refs:
         raise DelveError("name at least one task, e.g. `delve run lin-1 kin-8nm/std.256`")
     budget_mode = budget_mode or DEFAULT_BUDGET_MODE
@@ -874,7 +837,7 @@ def loss_table(method: str, task: str, *, root: Root = None) -> pd.DataFrame:
     ws = workspace_dirs(root)
     method_spec(ws, method)
     frames = []
-    for ref in task_refs(ws, task):
+    for ref in _task_refs(ws, task):
         layout = layout_of(ws, ref)
         results, _ = read_task_results(ws, method, ref, layout)
         for r in results:
@@ -994,7 +957,7 @@ def posterior_plot(
     return write_posterior_plot(post, pl.st.scale, title, pl.loss, stem)
 
 
-def shared_tasks(ws: WorkspaceDirs, a: str, b: str) -> list[TaskRef]:
+def _shared_tasks(ws: WorkspaceDirs, a: str, b: str) -> list[TaskRef]:
     """Tasks on which both methods have every instance complete."""
     from .run.status import result_status
 
@@ -1006,7 +969,7 @@ def shared_tasks(ws: WorkspaceDirs, a: str, b: str) -> list[TaskRef]:
         }
         for m in (a, b)
     ]
-    return sorted(task_refs(ws, sorted(complete[0] & complete[1])))
+    return sorted(_task_refs(ws, sorted(complete[0] & complete[1])))
 
 
 def comparisons(
@@ -1046,7 +1009,7 @@ def comparisons(
     ws = workspace_dirs(root)
     method_spec(ws, a)
     method_spec(ws, b)
-    refs = task_refs(ws, tasks) if tasks else shared_tasks(ws, a, b)
+    refs = _task_refs(ws, tasks) if tasks else _shared_tasks(ws, a, b)
     if not refs:
         hint = (
             "name the tasks to see what is missing"
@@ -1119,7 +1082,7 @@ def results(
 
     ws = workspace_dirs(root)
     ms = select_methods(ws, _names(methods) or None)
-    refs = task_refs(ws, tasks) if tasks else result_tasks(ws, ms)
+    refs = _task_refs(ws, tasks) if tasks else result_tasks(ws, ms)
     rows = []
     for ref in refs:
         layout = layout_of(ws, ref)
@@ -1275,7 +1238,7 @@ def check_results(
         pass
     methods = [n for n in names if n in known]
     tasks = [n for n in names if n not in known]
-    refs = task_refs(ws, tasks) if tasks else None
+    refs = _task_refs(ws, tasks) if tasks else None
     if with_study and not methods:
         methods = [m for m in result_methods(ws) if m in set(result_methods(base))]
         if not methods:
@@ -1327,15 +1290,9 @@ def comparison_power(
     ws = workspace_dirs(root)
     method_spec(ws, a)
     method_spec(ws, b)
-    refs = task_refs(ws, task)
-    if len(refs) != 1:
-        raise DelveError(
-            f"{task!r} names {len(refs)} tasks; give one, e.g. {refs[0].full_name}"
-            if refs
-            else f"{task!r} names no task"
-        )
+    ref = _one_ref(ws, task)
     text = None if delta is None else str(delta)
-    return power_analysis(ws, a, b, refs[0], _loss(loss) or "S", text, alpha, target)
+    return power_analysis(ws, a, b, ref, _loss(loss) or "S", text, alpha, target)
 
 
 #: simulated studies per setting of the full self-test (the quick one has its own)
