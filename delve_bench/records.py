@@ -11,7 +11,14 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True, kw_only=True)
-class DatasetInfo:
+class _Record:
+    def to_dict(self) -> dict:
+        """The ``--json`` record: the fields by name."""
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True, kw_only=True)
+class DatasetInfo(_Record):
     """A dataset: size, prototasks, and where its data is (or how to get it)."""
 
     name: str
@@ -23,12 +30,9 @@ class DatasetInfo:
     fetch: str | None  # the command that gets a missing file
     error: str | None = None  # why the spec cannot be read (the other fields are empty)
 
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
 
 @dataclass(frozen=True, kw_only=True)
-class TaskInfo:
+class TaskInfo(_Record):
     """A task: its design and instances (``error`` when its splits cannot be made)."""
 
     task: str
@@ -45,12 +49,9 @@ class TaskInfo:
     instances_from: str | None = None
     error: str | None = None
 
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
 
 @dataclass(frozen=True, kw_only=True)
-class MethodInfo:
+class MethodInfo(_Record):
     """A named method: what it serves, its budget rule, its plugin, what it does."""
 
     name: str
@@ -63,6 +64,3 @@ class MethodInfo:
     description: str
     source: str  # the YAML file or entry point
     error: str | None = None  # why the spec cannot be read (the other fields are empty)
-
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
