@@ -232,14 +232,8 @@ def _row(ws, base, method, ref, loss, margin, accepted: bool) -> CheckRow | None
     cur_res, states = read_task_results(ws, method, ref, layout)
     cur = {r.instance: r for r in cur_res}
     changed = _spec_changes(base_res, cur)
-    common = dict(
-        method=method,
-        task=ref.full_name,
-        loss=loss,
-        design=layout.design,
-        spec_change=changed,
-        accepted=accepted,
-    )
+    common = dict(method=method, task=ref.full_name, loss=loss, design=layout.design)
+    common |= dict(spec_change=changed, accepted=accepted)  # every row says how its spec changed
     if unpaired:
         if not changed:
             raise DelveError(unpaired)
