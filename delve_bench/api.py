@@ -492,20 +492,42 @@ def _job(j, **extra) -> dict:
 @dataclass(frozen=True, kw_only=True)
 class Plan:
     """What ``run`` would do: the jobs to run, the others by why they are skipped, and an
-    estimate of CPU and wall time (:mod:`delve_bench.run.estimate`)."""
+    estimate of CPU and wall time (:mod:`delve_bench.run.estimate`).
+
+    Attributes
+    ----------
+    methods : list of str, length (methods,)
+        The methods asked for.
+    tasks : list of str, length (tasks,)
+        The tasks' full names.
+    budget_mode : {'cpu', 'work'}
+    time_scale : float
+        The factor on the 1996 CPU budgets (cpu mode).
+    n_jobs : int
+        Jobs at a time (``--jobs``).
+    todo : list of Job, length (jobs to run,)
+        One job per method, task and instance, in the order they run.
+    skipped : dict of str to list of Job
+        The jobs not run, by why (``done``, ``failed``, ...).
+    estimate : Estimate
+        CPU and wall time of ``todo``.
+    stale : dict of Job to list of str
+        The jobs in ``todo`` that redo a stale result (docs/provenance.md), with the
+        fingerprint fields (or hard limits, for a failure) that changed.
+    options : RunOptions or None
+        How the jobs run (budget, limits, force).
+    """
 
     methods: list[str]
     tasks: list[str]
     budget_mode: str
     time_scale: float
-    n_jobs: int  # jobs at a time (--jobs)
+    n_jobs: int
     todo: list[Job]
-    skipped: dict[str, list[Job]]  # reason ('done', 'failed', ...) -> jobs not run
+    skipped: dict[str, list[Job]]
     estimate: Estimate
-    #: the jobs in ``todo`` that redo a stale result (docs/provenance.md), with the
-    #: fingerprint fields (or hard limits, for a failure) that changed
     stale: dict[Job, list[str]] = field(default_factory=dict)
-    options: RunOptions | None = None  # how the jobs run (budget, limits, force)
+    options: RunOptions | None = None
 
     def __repr__(self) -> str:
         from .report.plaintext import format_plan
@@ -518,6 +540,7 @@ class Plan:
         return plan_html(self)
 
     def to_dict(self) -> dict:
+        """The ``--json`` record of ``delve run --dry-run`` (docs/json.md)."""
         return {
             "methods": self.methods,
             "tasks": self.tasks,
@@ -640,21 +663,42 @@ def plan(
 
 @dataclass(frozen=True, kw_only=True)
 class RunSummary:
-    """What a run did. ``ok``: no job of this run failed or was interrupted (instances that
-    failed earlier are skipped and listed, as ``delve run`` does, but are not a failure)."""
+    """What a run did.
+
+    Attributes
+    ----------
+    ran : int
+        Jobs run.
+    skipped : int
+        Jobs finished before.
+    failed : list of dict, length (failed jobs,)
+        ``{method, task, instance, error}`` of each job of this run that failed.
+    failed_earlier : list of dict
+        Jobs that failed in an earlier run, skipped (``retry_failed`` reruns them).
+    interrupted : list of dict
+        Jobs killed from outside (a rerun redoes them).
+    busy : int
+        Jobs locked by another ``delve run``.
+    cpu_seconds, wall_seconds : float
+        CPU time of the jobs and wall time of the run.
+    plan : Plan or None
+        The plan it carried out.
+    """
 
     ran: int
-    skipped: int  # finished before
-    failed: list[dict] = field(default_factory=list)  # {method, task, instance, error}
-    failed_earlier: list[dict] = field(default_factory=list)  # skipped; retry_failed reruns
-    interrupted: list[dict] = field(default_factory=list)  # killed from outside; rerun redoes
-    busy: int = 0  # locked by another `delve run`
+    skipped: int
+    failed: list[dict] = field(default_factory=list)
+    failed_earlier: list[dict] = field(default_factory=list)
+    interrupted: list[dict] = field(default_factory=list)
+    busy: int = 0
     cpu_seconds: float = 0.0
     wall_seconds: float = 0.0
     plan: Plan | None = None
 
     @property
     def ok(self) -> bool:
+        """No job of this run failed or was interrupted (instances that failed earlier are
+        skipped and listed, as ``delve run`` does, but are not a failure)."""
         return not (self.failed or self.interrupted)
 
     def __repr__(self) -> str:
@@ -668,6 +712,8 @@ class RunSummary:
         return run_summary_html(self)
 
     def to_dict(self) -> dict:
+        """The ``--json`` record of ``delve run`` (docs/json.md): the fields but ``plan``,
+        ``ok``, and the plan's estimate."""
         d = {k: v for k, v in dataclasses.asdict(self).items() if k != "plan"}
         d["ok"] = self.ok
         d["estimate"] = dataclasses.asdict(self.plan.estimate) if self.plan else None
@@ -1526,9 +1572,24 @@ def study_leaderboard(
     root: Root = None,
 ) -> StudyReport | ReportCheck:
     """``delve study leaderboard``: every method of studies ``names`` on the tasks they
-    all share, from their committed results, into ``out`` (relative to the workspace;
-    default ``results/leaderboard``). ``check``: regenerate into a temporary folder and
-    compare instead (a :class:`~delve_bench.study.report.ReportCheck`)."""
+    all share, ranked from their committed results.
+
+    Parameters
+    ----------
+    names : str or sequence of str
+        The studies (``studies/<name>.yaml``); a name given twice counts once.
+    out : str or Path, optional
+        The folder, relative to the workspace (default ``results/leaderboard``).
+    check : bool, default False
+        Regenerate into a temporary folder and compare with ``out`` instead of writing.
+    root : str, PathLike, Workspace or WorkspaceDirs, optional
+        The workspace (default: ``DELVE_ROOT`` or the current directory).
+
+    Returns
+    -------
+    StudyReport or ReportCheck
+        The files written, or (``check``) the files that differ from ``out``.
+    """
     from .study.leaderboard import DEFAULT_OUT, check_leaderboard, write_leaderboard
     from .study.report import ReportCheck
     from .study.spec import load_study

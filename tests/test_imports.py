@@ -6,6 +6,7 @@ leaf and ``stats`` reads no files (docs/architecture.md draws the layers)."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import delve_bench
@@ -228,3 +229,17 @@ def test_delve_stats_of_one_task_loads_neither_pandas_nor_scipy(delve, tmp_path)
     task = "hwang-g1/clean/std.64"  # generated data
     delve("run", "lin-1", task, "--budget-mode", "work", "-q", check=True)
     assert _loaded("stats", "lin-1", task, cwd=tmp_path) == ["numpy"]
+
+
+def test_the_architecture_page_draws_these_layers():
+    """docs/architecture.md's diagram: the same layers, top down, each with the same
+    modules (its left column, before the descriptions)."""
+    page = (PKG.parent / "docs" / "architecture.md").read_text()
+    diagram = page.split("## Layers and the direction of imports")[1].split("```")[1]
+    drawn: list[set[str]] = [set()]
+    for line in diagram.splitlines():
+        if line.strip().startswith("─"):
+            drawn.append(set())
+        else:
+            drawn[-1] |= set(re.findall(r"[A-Za-z_][\w.]*", line[:52]))
+    assert drawn[::-1] == [{n for group in layer for n in group} for layer in LAYERS]
