@@ -16,64 +16,66 @@ The Python API is :mod:`delve_bench.api` (docs/api.md)::
 
 __version__ = "0.1.0"
 
-# imported on first use, so that `delve` itself starts fast
-_API = frozenset(
-    {
-        "CheckResult",
-        "ComparisonResult",
-        "DatasetInfo",
-        "Fetched",
-        "Generated",
-        "MethodInfo",
-        "Plan",
-        "PowerAnalysis",
-        "ReportCheck",
-        "RunSummary",
-        "SelftestResult",
-        "StatsResult",
-        "StudyReport",
-        "StudyRunSummary",
-        "StudyStatus",
-        "Unpacked",
-        "Verification",
-        "TaskInfo",
-        "Workspace",
-        "check_results",
-        "compare",
-        "comparison_power",
-        "comparisons",
-        "execute_plan",
-        "fetch_datasets",
-        "generate_splits",
-        "list_datasets",
-        "list_methods",
-        "list_tasks",
-        "loss_table",
-        "make_report",
-        "method",
-        "plan",
-        "posterior_plot",
-        "results",
-        "run_methods",
-        "run_selftest",
-        "status",
-        "study_leaderboard",
-        "study_report",
-        "study_report_check",
-        "study_run",
-        "study_status",
-        "study_unpack",
-        "study_verify",
-        "task_stats",
-        "workspace_dirs",
-        # older names that are not subpackages
-        "datasets",
-    }
+#: The API's names, :mod:`delve_bench.api`'s ``__all__``: they are listed here, where
+#: reading them imports nothing, so that they can be top-level names imported on first use
+#: (``delve --help`` must not import the API) and ``api`` takes its ``__all__`` from here.
+_API = (
+    # results and records
+    "CheckResult",
+    "ComparisonResult",
+    "DatasetInfo",
+    "Fetched",
+    "Generated",
+    "MethodInfo",
+    "Plan",
+    "PowerAnalysis",
+    "ReportCheck",
+    "RunSummary",
+    "SelftestResult",
+    "StatsResult",
+    "StudyReport",
+    "StudyRunSummary",
+    "StudyStatus",
+    "TaskInfo",
+    "Unpacked",
+    "Verification",
+    "Workspace",
+    # functions
+    "check_results",
+    "compare",
+    "comparison_power",
+    "comparisons",
+    "execute_plan",
+    "fetch_datasets",
+    "generate_splits",
+    "list_datasets",
+    "list_methods",
+    "list_tasks",
+    "loss_table",
+    "make_report",
+    "method",
+    "plan",
+    "posterior_plot",
+    "results",
+    "run_methods",
+    "run_selftest",
+    "status",
+    "study_leaderboard",
+    "study_report",
+    "study_report_check",
+    "study_run",
+    "study_status",
+    "study_unpack",
+    "study_verify",
+    "task_stats",
+    "workspace_dirs",
 )
+#: older names of the API that are top-level names too (none is a subpackage)
+_OLDER = ("datasets",)
 
 
 def __getattr__(name: str):
-    if name in _API or name == "api":
+    if name in _API or name in _OLDER or name == "api":
         import importlib
 
         api = importlib.import_module(".api", __name__)
@@ -82,4 +84,4 @@ def __getattr__(name: str):
 
 
 def __dir__():
-    return sorted(set(globals()) | _API | {"api"})
+    return sorted({*globals(), *_API, *_OLDER, "api"})

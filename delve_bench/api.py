@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Union, cast
 
+from . import _API
 from .defaults import (
     ALL_LOSSES,
     ALPHA,
@@ -89,45 +90,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = [
-    *_RESULT_TYPES,
-    "ComparisonResult",
-    "DatasetInfo",
-    "MethodInfo",
-    "Plan",
-    "RunSummary",
-    "StatsResult",
-    "TaskInfo",
-    "Workspace",
-    "check_results",
-    "compare",
-    "comparison_power",
-    "comparisons",
-    "execute_plan",
-    "fetch_datasets",
-    "generate_splits",
-    "list_datasets",
-    "list_methods",
-    "list_tasks",
-    "loss_table",
-    "make_report",
-    "method",
-    "plan",
-    "posterior_plot",
-    "results",
-    "run_methods",
-    "run_selftest",
-    "status",
-    "study_leaderboard",
-    "study_report",
-    "study_report_check",
-    "study_run",
-    "study_status",
-    "study_unpack",
-    "study_verify",
-    "task_stats",
-    "workspace_dirs",
-]
+__all__ = list(_API)  # listed in the package, where reading them imports nothing
 
 
 class Workspace:
@@ -289,7 +252,7 @@ def _names(x: str | Iterable[str] | None) -> list[str]:
     return [x] if isinstance(x, str) else list(x)
 
 
-def task_refs(ws: WorkspaceDirs, names) -> list[TaskRef]:
+def _task_refs(ws: WorkspaceDirs, names) -> list[TaskRef]:
     """Task names (shorthands, globs) or TaskRefs to a duplicate-free list of TaskRefs."""
     from .tasks.names import TaskRef, resolve_tasks
 
@@ -300,7 +263,7 @@ def task_refs(ws: WorkspaceDirs, names) -> list[TaskRef]:
 
 
 def _one_ref(ws: WorkspaceDirs, task) -> TaskRef:
-    refs = task_refs(ws, task)
+    refs = _task_refs(ws, task)
     if len(refs) != 1:
         raise DelveError(
             f"{task!r} names {len(refs)} tasks; name one, e.g. {refs[0].full_name}"
@@ -389,12 +352,12 @@ def list_tasks(names: str | Sequence[str] | None = None, *, root: Root = None) -
     ws = workspace_dirs(root)
     out = []
     if names:
-        refs = task_refs(ws, _names(names))
+        refs = _task_refs(ws, _names(names))
     else:
         refs = []
         for ds in dataset_names(ws):
             try:
-                refs += task_refs(ws, ds)
+                refs += _task_refs(ws, ds)
             except DelveError as e:
                 out.append(
                     TaskInfo(
@@ -529,20 +492,42 @@ def _job(j, **extra) -> dict:
 @dataclass(frozen=True, kw_only=True)
 class Plan:
     """What ``run`` would do: the jobs to run, the others by why they are skipped, and an
-    estimate of CPU and wall time (:mod:`delve_bench.run.estimate`)."""
+    estimate of CPU and wall time (:mod:`delve_bench.run.estimate`).
+
+    Attributes
+    ----------
+    methods : list of str, length (methods,)
+        The methods asked for.
+    tasks : list of str, length (tasks,)
+        The tasks' full names.
+    budget_mode : {'cpu', 'work'}
+    time_scale : float
+        The factor on the 1996 CPU budgets (cpu mode).
+    n_jobs : int
+        Jobs at a time (``--jobs``).
+    todo : list of Job, length (jobs to run,)
+        One job per method, task and instance, in the order they run.
+    skipped : dict of str to list of Job
+        The jobs not run, by why (``done``, ``failed``, ...).
+    estimate : Estimate
+        CPU and wall time of ``todo``.
+    stale : dict of Job to list of str
+        The jobs in ``todo`` that redo a stale result (docs/provenance.md), with the
+        fingerprint fields (or hard limits, for a failure) that changed.
+    options : RunOptions or None
+        How the jobs run (budget, limits, force).
+    """
 
     methods: list[str]
     tasks: list[str]
     budget_mode: str
     time_scale: float
-    n_jobs: int  # jobs at a time (--jobs)
+    n_jobs: int
     todo: list[Job]
-    skipped: dict[str, list[Job]]  # reason ('done', 'failed', ...) -> jobs not run
+    skipped: dict[str, list[Job]]
     estimate: Estimate
-    #: the jobs in ``todo`` that redo a stale result (docs/provenance.md), with the
-    #: fingerprint fields (or hard limits, for a failure) that changed
     stale: dict[Job, list[str]] = field(default_factory=dict)
-    options: RunOptions | None = None  # how the jobs run (budget, limits, force)
+    options: RunOptions | None = None
 
     def __repr__(self) -> str:
         from .report.plaintext import format_plan
@@ -555,6 +540,7 @@ class Plan:
         return plan_html(self)
 
     def to_dict(self) -> dict:
+        """The ``--json`` record of ``delve run --dry-run`` (docs/json.md)."""
         return {
             "methods": self.methods,
             "tasks": self.tasks,
@@ -639,7 +625,7 @@ def plan(
         refs, budget_mode, time_scale = s.refs, s.budget_mode, s.time_scale
         hard_limit = s.hard_limit if hard_limit is None else hard_limit
     else:
-        refs = task_refs(ws, tasks)
+        refs = _task_refs(ws, tasks)
     if not refs:
         raise DelveError("name at least one task, e.g. `delve run lin-1 kin-8nm/std.256`")
     budget_mode = budget_mode or DEFAULT_BUDGET_MODE
@@ -677,21 +663,42 @@ def plan(
 
 @dataclass(frozen=True, kw_only=True)
 class RunSummary:
-    """What a run did. ``ok``: no job of this run failed or was interrupted (instances that
-    failed earlier are skipped and listed, as ``delve run`` does, but are not a failure)."""
+    """What a run did.
+
+    Attributes
+    ----------
+    ran : int
+        Jobs run.
+    skipped : int
+        Jobs finished before.
+    failed : list of dict, length (failed jobs,)
+        ``{method, task, instance, error}`` of each job of this run that failed.
+    failed_earlier : list of dict
+        Jobs that failed in an earlier run, skipped (``retry_failed`` reruns them).
+    interrupted : list of dict
+        Jobs killed from outside (a rerun redoes them).
+    busy : int
+        Jobs locked by another ``delve run``.
+    cpu_seconds, wall_seconds : float
+        CPU time of the jobs and wall time of the run.
+    plan : Plan or None
+        The plan it carried out.
+    """
 
     ran: int
-    skipped: int  # finished before
-    failed: list[dict] = field(default_factory=list)  # {method, task, instance, error}
-    failed_earlier: list[dict] = field(default_factory=list)  # skipped; retry_failed reruns
-    interrupted: list[dict] = field(default_factory=list)  # killed from outside; rerun redoes
-    busy: int = 0  # locked by another `delve run`
+    skipped: int
+    failed: list[dict] = field(default_factory=list)
+    failed_earlier: list[dict] = field(default_factory=list)
+    interrupted: list[dict] = field(default_factory=list)
+    busy: int = 0
     cpu_seconds: float = 0.0
     wall_seconds: float = 0.0
     plan: Plan | None = None
 
     @property
     def ok(self) -> bool:
+        """No job of this run failed or was interrupted (instances that failed earlier are
+        skipped and listed, as ``delve run`` does, but are not a failure)."""
         return not (self.failed or self.interrupted)
 
     def __repr__(self) -> str:
@@ -705,6 +712,8 @@ class RunSummary:
         return run_summary_html(self)
 
     def to_dict(self) -> dict:
+        """The ``--json`` record of ``delve run`` (docs/json.md): the fields but ``plan``,
+        ``ok``, and the plan's estimate."""
         d = {k: v for k, v in dataclasses.asdict(self).items() if k != "plan"}
         d["ok"] = self.ok
         d["estimate"] = dataclasses.asdict(self.plan.estimate) if self.plan else None
@@ -874,7 +883,7 @@ def loss_table(method: str, task: str, *, root: Root = None) -> pd.DataFrame:
     ws = workspace_dirs(root)
     method_spec(ws, method)
     frames = []
-    for ref in task_refs(ws, task):
+    for ref in _task_refs(ws, task):
         layout = layout_of(ws, ref)
         results, _ = read_task_results(ws, method, ref, layout)
         for r in results:
@@ -994,7 +1003,7 @@ def posterior_plot(
     return write_posterior_plot(post, pl.st.scale, title, pl.loss, stem)
 
 
-def shared_tasks(ws: WorkspaceDirs, a: str, b: str) -> list[TaskRef]:
+def _shared_tasks(ws: WorkspaceDirs, a: str, b: str) -> list[TaskRef]:
     """Tasks on which both methods have every instance complete."""
     from .run.status import result_status
 
@@ -1006,7 +1015,7 @@ def shared_tasks(ws: WorkspaceDirs, a: str, b: str) -> list[TaskRef]:
         }
         for m in (a, b)
     ]
-    return sorted(task_refs(ws, sorted(complete[0] & complete[1])))
+    return sorted(_task_refs(ws, sorted(complete[0] & complete[1])))
 
 
 def comparisons(
@@ -1046,7 +1055,7 @@ def comparisons(
     ws = workspace_dirs(root)
     method_spec(ws, a)
     method_spec(ws, b)
-    refs = task_refs(ws, tasks) if tasks else shared_tasks(ws, a, b)
+    refs = _task_refs(ws, tasks) if tasks else _shared_tasks(ws, a, b)
     if not refs:
         hint = (
             "name the tasks to see what is missing"
@@ -1119,7 +1128,7 @@ def results(
 
     ws = workspace_dirs(root)
     ms = select_methods(ws, _names(methods) or None)
-    refs = task_refs(ws, tasks) if tasks else result_tasks(ws, ms)
+    refs = _task_refs(ws, tasks) if tasks else result_tasks(ws, ms)
     rows = []
     for ref in refs:
         layout = layout_of(ws, ref)
@@ -1275,7 +1284,7 @@ def check_results(
         pass
     methods = [n for n in names if n in known]
     tasks = [n for n in names if n not in known]
-    refs = task_refs(ws, tasks) if tasks else None
+    refs = _task_refs(ws, tasks) if tasks else None
     if with_study and not methods:
         methods = [m for m in result_methods(ws) if m in set(result_methods(base))]
         if not methods:
@@ -1327,15 +1336,9 @@ def comparison_power(
     ws = workspace_dirs(root)
     method_spec(ws, a)
     method_spec(ws, b)
-    refs = task_refs(ws, task)
-    if len(refs) != 1:
-        raise DelveError(
-            f"{task!r} names {len(refs)} tasks; give one, e.g. {refs[0].full_name}"
-            if refs
-            else f"{task!r} names no task"
-        )
+    ref = _one_ref(ws, task)
     text = None if delta is None else str(delta)
-    return power_analysis(ws, a, b, refs[0], _loss(loss) or "S", text, alpha, target)
+    return power_analysis(ws, a, b, ref, _loss(loss) or "S", text, alpha, target)
 
 
 #: simulated studies per setting of the full self-test (the quick one has its own)
@@ -1580,9 +1583,24 @@ def study_leaderboard(
     root: Root = None,
 ) -> StudyReport | ReportCheck:
     """``delve study leaderboard``: every method of studies ``names`` on the tasks they
-    all share, from their committed results, into ``out`` (relative to the workspace;
-    default ``results/leaderboard``). ``check``: regenerate into a temporary folder and
-    compare instead (a :class:`~delve_bench.study.report.ReportCheck`)."""
+    all share, ranked from their committed results.
+
+    Parameters
+    ----------
+    names : str or sequence of str
+        The studies (``studies/<name>.yaml``); a name given twice counts once.
+    out : str or Path, optional
+        The folder, relative to the workspace (default ``results/leaderboard``).
+    check : bool, default False
+        Regenerate into a temporary folder and compare with ``out`` instead of writing.
+    root : str, PathLike, Workspace or WorkspaceDirs, optional
+        The workspace (default: ``DELVE_ROOT`` or the current directory).
+
+    Returns
+    -------
+    StudyReport or ReportCheck
+        The files written, or (``check``) the files that differ from ``out``.
+    """
     from .study.leaderboard import DEFAULT_OUT, check_leaderboard, write_leaderboard
     from .study.report import ReportCheck
     from .study.spec import load_study

@@ -301,7 +301,17 @@ def test_no_api_name_is_also_a_subpackage_and_the_older_names_still_work():
 
     clash = [n for n in api.__all__ if importlib.util.find_spec(f"delve_bench.{n}") is not None]
     assert clash == []
-    assert sorted(delve_bench._API - {"datasets"}) == sorted(api.__all__)
+    # every function and class the API defines is exported, and is a top-level name too
+    defined = {
+        n
+        for n, v in vars(api).items()
+        if getattr(v, "__module__", None) == api.__name__ and getattr(v, "__name__", "") == n
+    }
+    assert sorted(n for n in defined if not n.startswith("_")) == sorted(
+        n for n in api.__all__ if getattr(api, n).__module__ == api.__name__
+    )
+    assert all(getattr(delve_bench, n) is getattr(api, n) for n in (*api.__all__, "datasets"))
+    assert set(api.__all__) | {"api", "datasets"} <= set(dir(delve_bench))
     old = {"datasets": "list_datasets", "tasks": "list_tasks", "methods": "list_methods"}
     old |= {"run": "run_methods", "execute": "execute_plan", "losses": "loss_table"}
     old |= {"stats": "task_stats", "report": "make_report"}

@@ -6,6 +6,7 @@ leaf and ``stats`` reads no files (docs/architecture.md draws the layers)."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import delve_bench
@@ -89,16 +90,20 @@ def test_the_cycle_finder_finds_a_cycle():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-def test_numerics_is_a_leaf():
-    graph = _graph(_modules())
-    outside = {
+def _imports_outside(group: str, allowed: tuple[str, ...]) -> set[tuple[str, str]]:
+    """(module, import) for every import of a ``group`` module that ``allowed`` (the
+    prefixes of the modules it may import) does not cover."""
+    return {
         (m, n)
-        for m, deps in graph.items()
-        if m.startswith("delve_bench.numerics")
+        for m, deps in _graph(_modules()).items()
+        if m.startswith(group)
         for n in deps
-        if not n.startswith("delve_bench.numerics")
+        if not n.startswith(allowed)
     }
-    assert outside == set()
+
+
+def test_numerics_is_a_leaf():
+    assert _imports_outside("delve_bench.numerics", ("delve_bench.numerics",)) == set()
 
 
 #: The layers, bottom up, as docs/architecture.md draws them: each a tuple of sibling groups
@@ -176,15 +181,12 @@ def test_stats_reads_no_files():
     foundation's errors and defaults, never the workspace, data files, tasks or the result store."""
     allowed = ("delve_bench.stats", "delve_bench.losses", "delve_bench.errors", "delve_bench._")
     allowed += ("delve_bench.defaults",)
-    graph = _graph(_modules())
-    outside = {
-        (m, n)
-        for m, deps in graph.items()
-        if m.startswith("delve_bench.stats")
-        for n in deps
-        if not n.startswith(allowed)
-    }
-    assert outside == set()
+    assert _imports_outside("delve_bench.stats", allowed) == set()
+
+
+def test_the_group_check_finds_an_import_outside():
+    outside = _imports_outside("delve_bench.analysis", ("delve_bench.analysis",))
+    assert ("delve_bench.analysis.gate", "delve_bench.stats.anova") in outside
 
 
 #: prints the heavy libraries a `delve` command left loaded (run as ``python -c``)
@@ -227,3 +229,17 @@ def test_delve_stats_of_one_task_loads_neither_pandas_nor_scipy(delve, tmp_path)
     task = "hwang-g1/clean/std.64"  # generated data
     delve("run", "lin-1", task, "--budget-mode", "work", "-q", check=True)
     assert _loaded("stats", "lin-1", task, cwd=tmp_path) == ["numpy"]
+
+
+def test_the_architecture_page_draws_these_layers():
+    """docs/architecture.md's diagram: the same layers, top down, each with the same
+    modules (its left column, before the descriptions)."""
+    page = (PKG.parent / "docs" / "architecture.md").read_text()
+    diagram = page.split("## Layers and the direction of imports")[1].split("```")[1]
+    drawn: list[set[str]] = [set()]
+    for line in diagram.splitlines():
+        if line.strip().startswith("─"):
+            drawn.append(set())
+        else:
+            drawn[-1] |= set(re.findall(r"[A-Za-z_][\w.]*", line[:52]))
+    assert drawn[::-1] == [{n for group in layer for n in group} for layer in LAYERS]

@@ -39,8 +39,10 @@ checked ``--with`` it differs from them only by that rounding, and is unchanged.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy import stats as sps
@@ -54,6 +56,7 @@ from ..stats.resampled import corrected_resampled_t_test
 from ..stats.tests import TestResult, compare_test
 from ..tasks.names import TaskRef
 from ..workspace import WorkspaceDirs
+from .collect import result_methods, result_tasks
 from .task import layout_of, task_standardizer
 
 MARGIN = 0.01
@@ -235,28 +238,19 @@ def spec_difference(recorded: dict | None, current: dict | None) -> list[str]:
 
 
 def _row(ws, base, method, ref, loss, margin, accepted: bool) -> CheckRow | None:
+    """``method`` on ``ref`` and ``loss``, baseline against workspace; None where the
+    baseline holds no such losses. A compared row's status is ``changed`` until
+    :func:`_judged` has every row's p."""
     layout = layout_of(ws, ref)
     if loss not in layout.proto.losses:
         return None  # e.g. S on a classification task
     base_res, unpaired, base_corrupt = _baseline_results(base, method, ref, layout)
-    noted = (
-        f"baseline corrupt, not compared: {' '.join(map(str, base_corrupt))}"
-        if base_corrupt
-        else ""
-    )
+    noted = [f"baseline corrupt, not compared: {_numbers(base_corrupt)}"] if base_corrupt else []
     cur_res, states = read_task_results(ws, method, ref, layout)
     cur = {r.instance: r for r in cur_res}
-    changed = sorted(
-        {
-            f
-            for r in base_res
-            if r.instance in cur
-            for f in spec_difference(
-                r.meta.get("fingerprint"), cur[r.instance].meta.get("fingerprint")
-            )
-        }
-    )
+    changed = _spec_changes(base_res, cur)
     common = dict(method=method, task=ref.full_name, loss=loss, design=layout.design)
+    common |= dict(spec_change=changed, accepted=accepted)  # every row says how its spec changed
     if unpaired:
         if not changed:
             raise DelveError(unpaired)
@@ -267,70 +261,104 @@ def _row(ws, base, method, ref, loss, margin, accepted: bool) -> CheckRow | None
             instances=0,
             missing=(),
             why=f"not comparable: {unpaired}",
-            spec_change=tuple(changed),
-            accepted=accepted,
         )
-    if not base_res or all(r.losses[loss] is None for r in base_res):
-        return None  # nothing of this loss in the baseline to hold the workspace to
     wanted = [r for r in base_res if r.losses[loss] is not None]
+    if not wanted:
+        return None  # nothing of this loss in the baseline to hold the workspace to
     missing = tuple(
         r.instance for r in wanted if r.instance not in cur or cur[r.instance].losses[loss] is None
     )
-    state = {i: k for k, idx in states.items() for i in idx}
-    groups: dict[str, list[int]] = {}
-    for i in missing:
-        groups.setdefault(state.get(i, f"no {loss} loss"), []).append(i)
-    why = "; ".join(
-        [f"{k}: {' '.join(map(str, v))}" for k, v in groups.items()] + ([noted] if noted else [])
-    )
     st = task_standardizer(ws, layout, loss)
-    yb = np.vstack([x for r in wanted if (x := r.losses[loss]) is not None])
-    extra: dict = {"spec_change": tuple(changed), "accepted": accepted}
+    yb = _stacked(wanted, loss)
     if missing:
         return CheckRow(
             **common,
             status="missing",
             instances=len(wanted) - len(missing),
             missing=missing,
-            why=why,
+            why="; ".join(_missing_groups(missing, states, loss) + noted),
             baseline=st.mean(float(yb.mean())),
-            **extra,
         )
-    yc = np.vstack([x for r in wanted if (x := cur[r.instance].losses[loss]) is not None])
-    unchanged = same_losses(yc, yb)
-    if unchanged:
+    yc = _stacked([cur[r.instance] for r in wanted], loss)
+    if same_losses(yc, yb):
         yc = yb  # equal at the committed precision: no change, to the last digit shown
+    return CheckRow(
+        **common,
+        instances=len(wanted),
+        missing=(),
+        why="; ".join(noted),
+        baseline=st.mean(float(yb.mean())),
+        current=st.mean(float(yc.mean())),
+        **_compared(yb, yc, loss, margin, layout.design, layout.size),
+    )
+
+
+def _spec_changes(
+    base_res: list[InstanceResult], cur: dict[int, InstanceResult]
+) -> tuple[str, ...]:
+    """Fingerprint fields that differ between any baseline instance and the workspace's."""
+    fields = {
+        f
+        for r in base_res
+        if r.instance in cur
+        for f in spec_difference(r.meta.get("fingerprint"), cur[r.instance].meta.get("fingerprint"))
+    }
+    return tuple(sorted(fields))
+
+
+def _missing_groups(missing: tuple[int, ...], states: dict, loss: str) -> list[str]:
+    """The baseline instances the workspace lacks, grouped by their state there
+    (``failed: 3 7``); one with no such state has no ``loss`` loss."""
+    state = {i: k for k, idx in states.items() for i in idx}
+    groups: dict[str, list[int]] = {}
+    for i in missing:
+        groups.setdefault(state.get(i, f"no {loss} loss"), []).append(i)
+    return [f"{k}: {_numbers(v)}" for k, v in groups.items()]
+
+
+def _numbers(instances: Iterable[int]) -> str:
+    return " ".join(map(str, instances))
+
+
+def _stacked(results: list[InstanceResult], loss: str) -> np.ndarray:
+    """The ``loss`` losses of ``results`` that have them, shape (instances, test cases)."""
+    return np.vstack([x for r in results if (x := r.losses[loss]) is not None])
+
+
+def _compared(
+    yb: np.ndarray, yc: np.ndarray, loss: str, margin: float, design: str, n_train: int
+) -> dict[str, Any]:
+    """The comparison's fields of a row, for the paired raw losses ``yb`` (baseline) and
+    ``yc`` (workspace), each of shape (instances, test cases).
+
+    Returns
+    -------
+    dict
+        ``status`` (``unchanged``, or ``changed`` until the p are adjusted), ``change``,
+        ``margin`` (delta in raw units), ``test``, ``p`` (the non-inferiority test of
+        mu = delta; 1 where the mean difference is within the margin) and ``p_change``
+        (the design's test of mu = 0).
+    """
     mb, mc = float(yb.mean()), float(yc.mean())
     change = (mc - mb) if loss == "L" else ((mc / mb - 1) if mb != 0 else None)
     delta = margin if loss == "L" else margin * abs(mb)
+    if np.array_equal(yc, yb):
+        return dict(status="unchanged", change=change, margin=delta, test="", p=None)
     d = yc - yb
-    if unchanged:
-        status, test, p, p_change = "unchanged", "", None, None
-    else:
-        plain = _test(d, layout.design, layout.size)
-        if d.mean() > delta:
-            shifted = _test(d - delta, layout.design, layout.size)
-            test, p = shifted.test, shifted.p_reported
-        else:  # not worse by more than the margin: nothing to test (a huge margin would
-            # overflow the shifted test's statistic); the design's test is the same one
-            test, p = plain.test, 1.0
-        p_change = plain.p_reported
-        status = "changed"
-    return CheckRow(
-        **common,
-        status=status,
-        instances=len(wanted),
-        missing=(),
-        why=noted,
-        baseline=st.mean(mb),
-        current=st.mean(mc),
+    plain = _test(d, design, n_train)
+    if d.mean() > delta:
+        shifted = _test(d - delta, design, n_train)
+        test, p = shifted.test, shifted.p_reported
+    else:  # not worse by more than the margin: nothing to test (a huge margin would
+        # overflow the shifted test's statistic); the design's test is the same one
+        test, p = plain.test, 1.0
+    return dict(
+        status="changed",
         change=change,
         margin=delta,
         test=test,
         p=p,
-        p_adjusted=None,
-        p_change=p_change,
-        **extra,
+        p_change=plain.p_reported,
     )
 
 
@@ -361,66 +389,78 @@ def check(
 
     ``accept_changed``: methods whose changed spec is intended (their rows are judged on
     the comparison alone)."""
-    from .collect import result_methods, result_tasks
-
     margin = check_margin(margin)
     if not (0 < alpha < 1):  # NaN fails this too
         raise DelveError(f"--alpha {alpha!r}: must be a number between 0 and 1")
     base = baseline if isinstance(baseline, WorkspaceDirs) else baseline_tree(ws, baseline)
-    label = (
-        f"study {base.reference.name} ({base.results})"
-        if base.reference is not None
-        else str(base.results)
-    )
     in_base = result_methods(base)
     in_ws = result_methods(ws)
     for m in accept_changed:
         if m not in in_base and m not in in_ws:
             raise DelveError(f"--accept-changed {m}: no results of {m} on either side")
-    wanted = methods or in_base + [m for m in in_ws if m not in in_base]
     rows: list[CheckRow] = []
-    for m in wanted:
-        if m not in in_base:
-            if m not in in_ws:
-                raise DelveError(f"{m} has no results in the baseline {baseline} nor here")
-            rows.extend(_new_rows(ws, m, refs))
-            continue
-        tasks = result_tasks(base, [m])
-        if refs is not None:
-            tasks = [t for t in tasks if t in set(refs)]
-        for ref in tasks:
-            for loss in losses:
-                row = _row(ws, base, m, ref, loss, margin, m in accept_changed)
-                if row is not None:
-                    rows.append(row)
+    for m in methods or in_base + [m for m in in_ws if m not in in_base]:
+        if m in in_base:
+            for ref in _tasks(base, m, refs):
+                rows += _rows(ws, base, m, ref, losses, margin, m in accept_changed)
+        elif m in in_ws:
+            rows += _new_rows(ws, m, refs)
+        else:
+            raise DelveError(f"{m} has no results in the baseline {baseline} nor here")
     if not rows:
         raise DelveError(f"nothing to check: the baseline {baseline} has no such results")
+    return CheckResult(baseline=_label(base), alpha=alpha, margin=margin, rows=_judged(rows, alpha))
+
+
+def _label(base: WorkspaceDirs) -> str:
+    """The baseline as the result names it: its results folder, and the study it is."""
+    if base.reference is None:
+        return str(base.results)
+    return f"study {base.reference.name} ({base.results})"
+
+
+def _tasks(tree: WorkspaceDirs, method: str, refs: list[TaskRef] | None) -> list[TaskRef]:
+    """The tasks ``tree`` has results of ``method`` on, of ``refs`` where given."""
+    tasks = result_tasks(tree, [method])
+    return tasks if refs is None else [t for t in tasks if t in set(refs)]
+
+
+def _rows(ws, base, method, ref, losses, margin, accepted: bool) -> list[CheckRow]:
+    """The rows of one method and task of the baseline, one per loss it has there."""
+    rows = (_row(ws, base, method, ref, loss, margin, accepted) for loss in losses)
+    return [r for r in rows if r is not None]
+
+
+def _judged(rows: list[CheckRow], alpha: float) -> tuple[CheckRow, ...]:
+    """The rows with their verdicts (:func:`_verdict`), both tests' p Holm-adjusted over
+    every row."""
     adj = adjust([r.p for r in rows], "holm")
     adj_change = adjust([r.p_change for r in rows], "holm")
-    final = []
-    for r, pa, pc in zip(rows, adj, adj_change, strict=True):
-        status = r.status
-        if status == "changed":
-            if pa is not None and pa < alpha:
-                status = "worse"
-            elif pc is not None and pc < alpha and (r.current or 0.0) < (r.baseline or 0.0):
-                status = "better"
-        verdict = status if status in ("unchanged", "changed", "worse", "better") else ""
-        if r.spec_change and not r.accepted and status != "missing":
-            status = "changed spec"
-        final.append(
-            CheckRow(**{**asdict(r), "status": status, "p_adjusted": pa, "comparison": verdict})
-        )
-    return CheckResult(baseline=label, alpha=alpha, margin=margin, rows=tuple(final))
+    return tuple(
+        _verdict(r, pa, pc, alpha) for r, pa, pc in zip(rows, adj, adj_change, strict=True)
+    )
+
+
+def _verdict(r: CheckRow, p: float | None, p_change: float | None, alpha: float) -> CheckRow:
+    """``r`` with its adjusted p (``p`` of the non-inferiority test, ``p_change`` of the
+    design's test) and its verdict at ``alpha``: a ``changed`` row is ``worse``
+    (non-inferiority rejected), ``better`` (a significant decrease) or stays
+    ``changed``; an unaccepted changed spec reads ``changed spec`` whatever its
+    comparison."""
+    status = r.status
+    if status == "changed":
+        if p is not None and p < alpha:
+            status = "worse"
+        elif p_change is not None and p_change < alpha and (r.current or 0.0) < (r.baseline or 0.0):
+            status = "better"
+    verdict = status if status in ("unchanged", "changed", "worse", "better") else ""
+    if r.spec_change and not r.accepted and status != "missing":
+        status = "changed spec"
+    return replace(r, status=status, p_adjusted=p, comparison=verdict)
 
 
 def _new_rows(ws: WorkspaceDirs, method: str, refs: list[TaskRef] | None) -> list[CheckRow]:
     """One row per task of a method with results here but none in the baseline."""
-    from .collect import result_tasks
-
-    tasks = result_tasks(ws, [method])
-    if refs is not None:
-        tasks = [t for t in tasks if t in set(refs)]
     return [
         CheckRow(
             method=method,
@@ -432,5 +472,5 @@ def _new_rows(ws: WorkspaceDirs, method: str, refs: list[TaskRef] | None) -> lis
             missing=(),
             why="not in the baseline",
         )
-        for ref in tasks
+        for ref in _tasks(ws, method, refs)
     ]

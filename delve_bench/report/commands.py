@@ -310,11 +310,17 @@ def format_study_run(s: Any) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _first_three(items: list[str], what: str, prefix: str = "") -> list[str]:
+    """Indented lines for the first three of ``items``, and how many more ``what`` there are."""
+    more = [f"    ... and {len(items) - 3} more {what}"] if len(items) > 3 else []
+    return [f"    {prefix}{f}" for f in items[:3]] + more
+
+
 def format_study_status(st: Any) -> str:
     """``delve study status``: each result's instances by state and its CPU, the totals,
     and the size of the committed files."""
     rows = st.rows
-    lines = table(
+    out = table(
         ("result", "done", "stale", "failed", "missing", "CPU used", "CPU left"),
         [
             (
@@ -329,15 +335,11 @@ def format_study_status(st: Any) -> str:
             for r in rows
         ],
         "lrrrrrr",
+        notes=[
+            _first_three(r.stale_reasons, "stale", "stale: ") + _first_three(r.failures, "failures")
+            for r in rows
+        ],
     ).splitlines()
-    out = [lines[0]]
-    for line, r in zip(lines[1:], rows, strict=True):
-        out.append(line)
-        for what, items in (("stale", r.stale_reasons), ("failures", r.failures)):
-            for f in items[:3]:
-                out.append(f"    {'stale: ' if what == 'stale' else ''}{f}")
-            if len(items) > 3:
-                out.append(f"    ... and {len(items) - 3} more {what}")
     total, cores = st.cpu_left, st.cores
     out.append(
         f"{st.done} of {st.total} results done; about {duration(total)} CPU left"

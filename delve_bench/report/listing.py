@@ -87,15 +87,15 @@ def format_methods(items: list[MethodInfo], width: int = 100) -> str:
         else (m.name, " ".join(m.losses) if m.losses is not None else "?", m.budget_rule, m.plugin)
         for m in items
     ]
-    head = table(("method", "losses", "budget rule", "plugin"), rows).splitlines()
     indent = " " * (max(len(m.name) for m in items) + 2) if items else ""
-    out = [head[0]]
-    for line, m in zip(head[1:], items, strict=True):
-        out.append(line)
-        if not m.error:
-            out += textwrap.wrap(
-                m.summary, width, initial_indent=indent, subsequent_indent=indent
-            ) or [indent + "-"]
+    notes = [
+        []
+        if m.error
+        else textwrap.wrap(m.summary, width, initial_indent=indent, subsequent_indent=indent)
+        or [indent + "-"]
+        for m in items
+    ]
+    out = table(("method", "losses", "budget rule", "plugin"), rows, notes=notes).splitlines()
     out += [
         "",
         "Budget rules: cpu seconds of the 1996 machine (x --time-scale, default "
@@ -128,7 +128,7 @@ def format_method(m: MethodInfo, width: int = 100) -> str:
 def format_status(rows: list[StatusRow]) -> str:
     if not rows:
         return "no results yet; start with `delve run METHOD TASK`\n"
-    body = table(
+    return table(
         ("method", "task", "done", "stale", "failed", "corrupt", "missing"),
         [
             (
@@ -143,11 +143,10 @@ def format_status(rows: list[StatusRow]) -> str:
             for r in rows
         ],
         "llrrrrr",
-    ).splitlines()
-    out = [body[0]]
-    for line, r in zip(body[1:], rows, strict=True):
-        out.append(line)
-        out += [f"    #{i}: {err}" for i, err in sorted(r.errors.items())]
-        out += [f"    #{i}: stale ({what})" for i, what in sorted(r.stale_fields.items())]
-        out += [f"    #{i}: lock {what}" for i, what in sorted(r.locks.items())]
-    return "\n".join(out) + "\n"
+        notes=[
+            [f"    #{i}: {err}" for i, err in sorted(r.errors.items())]
+            + [f"    #{i}: stale ({what})" for i, what in sorted(r.stale_fields.items())]
+            + [f"    #{i}: lock {what}" for i, what in sorted(r.locks.items())]
+            for r in rows
+        ],
+    )

@@ -15,18 +15,26 @@ if TYPE_CHECKING:
     from ..run.estimate import Estimate
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: str = "") -> str:
+def table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    align: str = "",
+    notes: Sequence[Sequence[str]] = (),
+) -> str:
     """Columns two spaces apart, each as wide as its longest cell; ``align``: 'l' or 'r'
-    per column (default: left). The last left-aligned column is not padded."""
+    per column (default: left). The last left-aligned column is not padded. ``notes``:
+    one sequence per row of lines printed under it as they are (default: none)."""
     align = align or "l" * len(headers)
     widths = [max(len(str(r[i])) for r in [headers, *rows]) for i in range(len(headers))]
     lines = []
-    for r in [headers, *rows]:
+    for k, r in enumerate([headers, *rows]):
         cells = [
             str(c).rjust(w) if a == "r" else str(c).ljust(w)
             for c, w, a in zip(r, widths, align, strict=True)
         ]
         lines.append("  ".join(cells).rstrip())
+        if notes and k:
+            lines += notes[k - 1]
     return "\n".join(lines) + "\n"
 
 

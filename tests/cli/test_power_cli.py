@@ -93,7 +93,7 @@ def test_relative_delta_and_bad_input(ws):
         r = run(ws, "power", "knn-cv-1", "lin-1", "kin-8nm/std.256", "--delta", bad)
         one_line_error(r, "--delta")
     r = run(ws, "power", "knn-cv-1", "lin-1", "kin-8nm")
-    one_line_error(r, "give one")
+    one_line_error(r, "name one")
 
 
 def test_compare_hints_at_low_power_only_when_not_significant(ws):

@@ -9,6 +9,9 @@ generated hwang task for regression, a two-class heart task for classification) 
 * respects its budget: with a tiny work allowance it asks the budget and stops once told
   the allowance is spent; with a tiny CPU allowance it ends within one step of it;
 * records ``info`` that JSON can write (after numpy conversion, as meta.json is written);
+* has the shape of every family: its YAML names the class by its own name (no YAML
+  version in it), ``fit``/``predict`` are annotated, a fit sets only attributes ending
+  in ``_`` (or private ones);
 * fails as one clear error: a training set too small for it is a one-line ``ValueError``
   (or a fit), unknown parameters a one-line error naming the method.
 
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import inspect
 import json
 import time
 from dataclasses import dataclass, field
@@ -219,6 +223,24 @@ def test_fits_predicts_and_serves_its_declared_losses(runs, name):
     # meta.json is written by json.dumps after numpy values become lists and numbers
     text = json.dumps(fitted.info, default=_to_json)
     assert isinstance(json.loads(text), dict)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_it_has_the_shape_of_every_family(runs, name):
+    """Its YAML names the class by the class' own name, which carries no YAML version;
+    ``fit`` and ``predict`` are annotated; what a fit sets is a fitted attribute ending in
+    ``_`` (or private)."""
+    r = runs(name)
+    cls = type(r.methods[0])
+    if name not in ADAPTED:
+        assert r.spec.plugin.rpartition(":")[2] == cls.__name__, r.spec.plugin
+        assert not cls.__name__[-1].isdigit(), cls.__name__
+    assert set(inspect.get_annotations(cls.fit)) == {"X", "y", "ctx", "return"}
+    assert set(inspect.get_annotations(cls.predict)) == {"X", "return"}
+    made = set(vars(r.spec.instantiate()))
+    assert [a for a in made if a.endswith("_") and not a.startswith("_")] == []
+    fitted = set(vars(r.methods[0])) - made
+    assert [a for a in fitted if not a.endswith("_") and not a.startswith("_")] == []
 
 
 @pytest.mark.parametrize("name", NAMES)

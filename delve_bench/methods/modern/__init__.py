@@ -6,19 +6,31 @@ one protocol (docs/methods/modern.md).
 k-fold search under the budget and refits; :mod:`.xgb`, :mod:`.lgbm`, :mod:`.cat` and
 :mod:`.sk` adapt each library (imported only when a method fits: every library is an
 optional extra, named in the plugin's ``requires``).
+
+``CatBoost1`` ... ``XGBoost1`` are the names method YAMLs written before the classes lost
+the YAML version use.
 """
 
-from .cat import CatBoost1
-from .lgbm import LightGBM1
+from .cat import CatBoost
+from .lgbm import LightGBM
 from .search import TunedMethod
-from .sk import HistGradientBoosting1, RandomForest1
-from .xgb import XGBoost1
+from .sk import HistGradientBoosting, RandomForest
+from .xgb import XGBoost
+
+# the plugin paths delve_bench.methods.modern:<Class>1 of older method YAMLs
+CatBoost1, LightGBM1, XGBoost1 = CatBoost, LightGBM, XGBoost
+HistGradientBoosting1, RandomForest1 = HistGradientBoosting, RandomForest
 
 __all__ = [
+    "CatBoost",
     "CatBoost1",
+    "HistGradientBoosting",
     "HistGradientBoosting1",
+    "LightGBM",
     "LightGBM1",
+    "RandomForest",
     "RandomForest1",
     "TunedMethod",
+    "XGBoost",
     "XGBoost1",
 ]

@@ -10,7 +10,7 @@ import numpy as np
 from .search import TunedMethod
 
 
-class CatBoost1(TunedMethod):
+class CatBoost(TunedMethod):
     """Oblivious-tree gradient boosting by CatBoost (RMSE, one thread, no files written);
     rounds by its overfitting detector (``od_type: Iter``) on the inner folds.
 

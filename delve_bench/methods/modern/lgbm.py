@@ -9,7 +9,7 @@ import numpy as np
 from .search import TunedMethod
 
 
-class LightGBM1(TunedMethod):
+class LightGBM(TunedMethod):
     """Leaf-wise gradient-boosted trees by LightGBM's native API (squared error, one thread,
     ``deterministic``); rounds by early stopping on the inner folds."""
 

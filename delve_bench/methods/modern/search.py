@@ -150,6 +150,12 @@ class TunedMethod(Method):
         Most boosting rounds per fit (None: a learner without rounds).
     patience : int or None
         Rounds without improvement on the validation fold after which a fit stops.
+
+    Attributes
+    ----------
+    model_ : object
+        The library's model, refitted on the whole training set with the chosen
+        configuration.
     """
 
     losses: tuple[str, ...] = ("S", "A")
@@ -176,7 +182,6 @@ class TunedMethod(Method):
                 raise ValueError(f"{name} must be a whole number >= 1, not {v}")
         self.max_rounds = max_rounds
         self.patience = patience
-        self.model: Any = None
 
     # -- what a library adapter implements ------------------------------------------
     @abstractmethod
@@ -230,7 +235,7 @@ class TunedMethod(Method):
                 if search_done(budget, len(trials), total):
                     break
             chosen = min(trials, key=lambda t: (t.cv_mse, t.index))
-            self.model = self.refit(
+            self.model_: Any = self.refit(
                 {**self.fixed, **chosen.config}, chosen.rounds, X, y, model_seed
             )
         ctx.info.update(
@@ -248,5 +253,5 @@ class TunedMethod(Method):
         from threadpoolctl import threadpool_limits
 
         with threadpool_limits(1):
-            mean = np.asarray(self.predict_model(self.model, np.asarray(X, dtype=float)))
+            mean = np.asarray(self.predict_model(self.model_, np.asarray(X, dtype=float)))
         return Prediction(mean=mean.astype(float).ravel())

@@ -26,7 +26,7 @@ class _SklearnTuned(TunedMethod):
         return f"scikit-learn {sklearn.__version__}"
 
 
-class RandomForest1(_SklearnTuned):
+class RandomForest(_SklearnTuned):
     """A random forest of ``fixed.n_estimators`` trees (no rounds: each configuration's
     curve is its single cross-validation MSE)."""
 
@@ -43,7 +43,7 @@ class RandomForest1(_SklearnTuned):
         return RandomForestRegressor(**({"n_jobs": 1, "random_state": seed} | params)).fit(X, y)
 
 
-class HistGradientBoosting1(_SklearnTuned):
+class HistGradientBoosting(_SklearnTuned):
     """scikit-learn's HistGradientBoostingRegressor; its own early stopping on the inner
     validation fold (``X_val``, scikit-learn >= 1.7), the curve from ``staged_predict``."""
 

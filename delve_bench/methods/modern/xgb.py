@@ -9,7 +9,7 @@ import numpy as np
 from .search import TunedMethod
 
 
-class XGBoost1(TunedMethod):
+class XGBoost(TunedMethod):
     """Gradient-boosted trees by XGBoost's native API (``hist`` trees, squared error, one
     thread); rounds by early stopping on the inner folds."""
 
