@@ -229,7 +229,10 @@ def study_progress(ws: WorkspaceDirs, study: Study) -> list[Progress]:
                     proto = prototask_spec(ws, ref.dataset, ref.prototask)
                     layouts[ref] = task_layout(ws, proto, ref.size)
                 layout = layouts[ref]
+                selected = set(plan.selected(ref, [i.index for i in layout.instances]))
                 for inst in layout.instances:
+                    if inst.index not in selected:
+                        continue
                     st, meta, why = _state(study_dir, sws, plan, Job(name, ref, inst.index), cache)
                     if st == "stale":
                         pr.stale += 1
@@ -299,14 +302,22 @@ def study_jobs(
     out = []
     cache = _States()
     for plan in study.only(methods):
-        refs = study.method_refs(ws, plan)
-        todo = plan_jobs(
-            sws,
-            [plan.name, *plan.snapshot_names],
-            refs,
-            options=plan.options(),  # results made under other settings are stale: redone
-            retry_failed=retry_failed,
-        ).todo
+        # the tasks by the instances the study runs at their size (None: all of them)
+        groups: dict[tuple[int, ...] | None, list] = {}
+        for ref in study.method_refs(ws, plan):
+            groups.setdefault(dict(plan.instances).get(ref.size), []).append(ref)
+        todo = [
+            job
+            for sel, refs in groups.items()
+            for job in plan_jobs(
+                sws,
+                [plan.name, *plan.snapshot_names],
+                refs,
+                instances=None if sel is None else set(sel),
+                options=plan.options(),  # results made under other settings are stale: redone
+                retry_failed=retry_failed,
+            ).todo
+        ]
         # results that are packed (committed) but not in the working store count as done,
         # unless they are stale (made under other settings: redone, as `delve run` does)
         keep = []
