@@ -436,8 +436,10 @@ def _wins_table(
     view: StudyView, out: Path, overview, order, published, stem: str, title: str, note: str
 ) -> list[str]:
     """Significant wins per pair (row R, column C: tasks on which C beat R) of the methods
-    of ``order`` the study has, ours / published, with each method's wins and losses."""
-    ms = [m for m in order if m in view.methods]
+    of ``order`` the study has results of on these tasks (a method a study does not run at
+    this size is left out, not shown as never winning), ours / published, with each
+    method's wins and losses among them."""
+    ms = [m for m in order if m in view.methods and overview.coverage.get(m, 0) > 0]
     lab = pub.BARRIO_LABEL
     head = ["row", *ms, *(f"{m}_published" for m in ms)]
     rows, disp = [], []

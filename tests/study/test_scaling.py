@@ -4,6 +4,7 @@ part-2 tasks and the published Tables 3 and 5."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -207,9 +208,12 @@ def test_tables_3_and_5_set_ours_beside_the_published(tmp_path):
     assert "| #BFa/r | 125 / 127.4 | – (0/2 tasks) / 1234.1 |" in md
 
     wins = {("ssge-sffs-1", "rvm-1"): 0, ("rvm-1", "ssge-sffs-1"): 2}
-    ov = SimpleNamespace(wins=wins, tasks=(1, 2))
+    coverage = {"ssge-sffs-1": 2, "rvm-1": 2, "ssge-pta21-1": 0}
+    ov = SimpleNamespace(wins=wins, tasks=(1, 2), coverage=coverage)
     order, table = pub.HWANG_ORDER, pub.BARRIO_TABLE3
+    view = replace(view, methods=["ssge-pta21-1", "ssge-sffs-1", "rvm-1"])
     _wins_table(view, tmp_path / "out", ov, order, table, "t3", "{tasks} tasks", "note")
     md = (tmp_path / "out/t3.md").read_text()
     assert "| SFFS | – | 0 / 0 |" in md and "| RVM | 2 / 3 | – |" in md
     assert "| wins | 2 / 3 | 0 / 0 |" in md and "## 2 tasks" in md
+    assert "PTA(2,1)" not in md  # not run at this size: left out, not shown as never winning
