@@ -302,22 +302,14 @@ def study_jobs(
     out = []
     cache = _States()
     for plan in study.only(methods):
-        # the tasks by the instances the study runs at their size (None: all of them)
-        groups: dict[tuple[int, ...] | None, list] = {}
-        for ref in study.method_refs(ws, plan):
-            groups.setdefault(dict(plan.instances).get(ref.size), []).append(ref)
-        todo = [
-            job
-            for sel, refs in groups.items()
-            for job in plan_jobs(
-                sws,
-                [plan.name, *plan.snapshot_names],
-                refs,
-                instances=None if sel is None else set(sel),
-                options=plan.options(),  # results made under other settings are stale: redone
-                retry_failed=retry_failed,
-            ).todo
-        ]
+        todo = plan_jobs(
+            sws,
+            [plan.name, *plan.snapshot_names],
+            study.method_refs(ws, plan),
+            instances=plan.instances_at,  # the study's instances at each task's size
+            options=plan.options(),  # results made under other settings are stale: redone
+            retry_failed=retry_failed,
+        ).todo
         # results that are packed (committed) but not in the working store count as done,
         # unless they are stale (made under other settings: redone, as `delve run` does)
         keep = []

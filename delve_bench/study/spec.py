@@ -79,6 +79,13 @@ STUDY_DIR = "studies"
 Instances = tuple[tuple[int, tuple[int, ...]], ...]
 
 
+def instances_at(instances: Instances, ref: TaskRef) -> set[int] | None:
+    """The instances of ``ref`` that a study's ``instances`` setting (size -> instances)
+    runs; None: all of them."""
+    want = dict(instances).get(ref.size)
+    return None if want is None else set(want)
+
+
 @dataclass(frozen=True)
 class MethodPlan:
     """How a study runs one method."""
@@ -92,11 +99,15 @@ class MethodPlan:
     hard_limit: float | None = None
     instances: Instances = ()
 
+    def instances_at(self, ref: TaskRef) -> set[int] | None:
+        """The instances the study runs on ``ref`` with this method; None: all of them."""
+        return instances_at(self.instances, ref)
+
     def selected(self, ref: TaskRef, indices: Sequence[int]) -> list[int]:
         """The instances of ``ref`` the study runs with this method: all of ``indices``
         (the task's), or those ``instances`` names at the task's size; a DelveError when
         it names one the task does not have."""
-        want = dict(self.instances).get(ref.size)
+        want = self.instances_at(ref)
         if want is None:
             return list(indices)
         missing = sorted(set(want) - set(indices))
@@ -140,6 +151,8 @@ class Study:
     claims: tuple[str, ...] = ()  # whose published claims RESULTS.md checks
     #: budget mode and time scale of a method the study does not name (``defaults``)
     defaults: tuple[str, float] = (DEFAULT_BUDGET_MODE, DEFAULT_TIME_SCALE)
+    #: the instances a method the study does not name runs at each size (``defaults``)
+    default_instances: Instances = ()
     #: display -> its arguments (``scaling``: prototask patterns, one panel each)
     display_args: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
@@ -223,6 +236,7 @@ def load_study(ws: WorkspaceDirs, name: str) -> Study:
         displays=displays,
         claims=tuple(_names_from(f, "claims", CLAIMS)),
         defaults=defaults[:2],
+        default_instances=defaults[2],
         display_args=display_args,
     )
 

@@ -429,6 +429,34 @@ def test_a_study_may_run_some_instances_at_a_size(tmp_path):
             call(ws, st)
 
 
+def test_run_with_a_study_runs_its_instances(tmp_path):
+    """``delve run METHOD --study S`` takes S's instances: the method's own, or S's
+    defaults for a method S does not name; ``--instances`` picks among them."""
+    from delve_bench import api
+
+    ws = _study(
+        tmp_path,
+        "defaults: {budget_mode: work, instances: {128: [0, 2]}}\n"
+        "methods: {lin-1: {instances: {64: [1]}}}\n"
+        "tasks: [kin-8nm/std.64, kin-8nm/std.128]\n",
+    )
+
+    def jobs(p):
+        return sorted((j.ref.size, j.instance) for j in p.todo)
+
+    every = list(range(8))
+    assert jobs(api.plan("knn-cv-1", study="s", root=ws)) == [
+        *((64, i) for i in every),
+        (128, 0),
+        (128, 2),
+    ]
+    assert jobs(api.plan("lin-1", study="s", root=ws)) == [(64, 1), *((128, i) for i in every)]
+    picked = api.plan("knn-cv-1", study="s", root=ws, instances=[2, 3])
+    assert jobs(picked) == [(64, 2), (64, 3), (128, 2)]
+    with pytest.raises(DelveError, match="run them one at a time"):
+        api.plan(["lin-1", "knn-cv-1"], study="s", root=ws)
+
+
 def test_packed_results_made_under_other_settings_are_stale_in_a_study(tmp_path):
     """A committed result counts as done only while its fingerprint is what the study's
     settings give now (the rule of `delve run`): after the study's time scale changes,
