@@ -11,9 +11,10 @@ under a content key and every other method fitting the same training set reads i
   beyond, ``max_n`` of them drawn by a stream seeded from the training set's own bytes
   (:func:`delve_bench.rng.random_order`), so every method gets the same subset (the
   method's own generator would give each method another one);
-* **the key**: the sha256 of :data:`STAGE_VERSION`, the CG's settings, numpy's version and
-  the machine architecture (a stage is reused only where computing it would give the same
-  bits), and the bytes of the data the CG sees;
+* **the key**: the sha256 of :data:`STAGE_VERSION`, the CG's settings, the versions of
+  numpy and its BLAS, the BLAS thread count and the machine architecture (a stage is
+  reused only where computing it would give the same bits), and the bytes of the data the
+  CG sees;
 * **the value**: the CG's end point ``theta`` and its counts, and the CPU seconds the CG
   took where it ran. Floats travel as JSON's shortest round-trip text, so a reused stage is
   bit for bit the computed one.
@@ -105,13 +106,27 @@ def stage_data(X: np.ndarray, t: np.ndarray, max_n: int) -> tuple[np.ndarray, np
     return X[keep], t[keep]
 
 
+def _blas() -> list[list]:
+    """The BLAS libraries numpy runs on, their versions and thread counts: what, besides
+    numpy itself, decides the last bits of an eigendecomposition."""
+    from threadpoolctl import threadpool_info
+
+    return sorted(
+        [str(i.get("internal_api")), str(i.get("version")), int(i.get("num_threads") or 0)]
+        for i in threadpool_info()
+        if i.get("user_api") == "blas"
+    )
+
+
 def stage_key(X: np.ndarray, t: np.ndarray, max_iterations: int) -> str:
-    """The content key of the stage on exactly these cases with this iteration limit."""
+    """The content key of the stage on exactly these cases with this iteration limit, on
+    this numpy, BLAS (and its thread count) and architecture."""
     settings = {
         "stage": STAGE,
         "version": STAGE_VERSION,
         "max_iterations": max_iterations,
         "numpy": np.__version__,
+        "blas": _blas(),
         "machine": platform.machine(),
     }
     text = json.dumps(settings, sort_keys=True) + _digest(X, t)

@@ -237,6 +237,19 @@ def test_beyond_max_n_the_subset_is_fixed_by_the_training_set(scaled):
     assert stage_key(X, t, 100) != stage_key(X, t, 99) != stage_key(Xw, tw, 99)
 
 
+def test_the_key_names_the_blas_threads(scaled):
+    """Another BLAS thread count may change the last bits of an eigendecomposition: a
+    stage computed with one is not reused with another."""
+    from threadpoolctl import threadpool_limits
+
+    X, t = scaled
+    with threadpool_limits(limits=1):
+        one = stage_key(X, t, 100)
+        assert stage_key(X, t, 100) == one
+    with threadpool_limits(limits=2):
+        assert stage_key(X, t, 100) != one
+
+
 def test_a_stage_a_budget_may_stop_is_never_shared(kin64, scaled, tmp_path):
     """cpu mode (the clock may end the stage), and abf-1 with a work budget below its
     iteration limit, compute in place and store nothing; asking for both is refused."""
