@@ -35,10 +35,10 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
 from delve_bench.data.load import find_data_file
-from delve_bench.methods.basis.abf import abf_widths
 from delve_bench.methods.basis.design import Scaling, rbf_design
 from delve_bench.methods.basis.rvm import fast_rvm, plain_rvm
 from delve_bench.methods.basis.ssge import EvidenceSearch
+from delve_bench.methods.basis.widths import width_stage
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,7 +73,7 @@ def cpu(f):
 
 def rvm_table(plain_iterations: int) -> None:
     X, t, Xt, tt = load("kin-8nm", 1024)
-    fit, sec = cpu(lambda: abf_widths(X, t, np.random.default_rng(0), max_n=1024))
+    fit, sec = cpu(lambda: width_stage(X, t, max_n=1024, max_iterations=100).optimum)
     widths = fit.widths
     B, Bt = rbf_design(X, X, widths), rbf_design(Xt, X, widths)
     var = float(np.var(tt))
@@ -165,7 +165,7 @@ def ssge_table(steps: int) -> None:
         else:
             idx = rng.permutation(len(D))
             X, t, _, _ = _scaled(D, idx[:n], idx[n : n + 1024])
-        widths = abf_widths(X, t, np.random.default_rng(0), max_n=256, max_iterations=50).widths
+        widths = width_stage(X, t, max_n=256, max_iterations=50).widths
         B = rbf_design(X, X, widths)
         search = EvidenceSearch(B, t, stop=lambda done: done >= steps)
         adds0 = search.adds

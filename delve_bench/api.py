@@ -588,7 +588,8 @@ def plan(
         with its budget settings (``delve run METHOD --study STUDY``); then
         ``budget_mode`` and ``time_scale`` must be left unset.
     instances : iterable of int, optional
-        Only these instance numbers.
+        Only these instance numbers (with ``study``: these among the study's instances
+        at each task's size).
     budget_mode : {"cpu", "work"}, optional
         Default ``cpu``, as ``delve run``.
     time_scale : float, optional
@@ -624,8 +625,19 @@ def plan(
         s = study_settings(ws, study, ms, _names(tasks))
         refs, budget_mode, time_scale = s.refs, s.budget_mode, s.time_scale
         hard_limit = s.hard_limit if hard_limit is None else hard_limit
+        asked = set(instances) if instances is not None else None
+
+        def wanted(ref: TaskRef) -> set[int] | None:
+            """The study's instances at the task's size, and of them those asked for."""
+            sel = s.instances_at(ref)
+            if sel is None:
+                return asked
+            return sel if asked is None else sel & asked
+
+        chosen: set[int] | Callable[[TaskRef], set[int] | None] | None = wanted
     else:
         refs = _task_refs(ws, tasks)
+        chosen = set(instances) if instances is not None else None
     if not refs:
         raise DelveError("name at least one task, e.g. `delve run lin-1 kin-8nm/std.256`")
     budget_mode = budget_mode or DEFAULT_BUDGET_MODE
@@ -642,9 +654,7 @@ def plan(
         memory_limit=memory_limit,
         blas_threads=blas_threads,
     )
-    pl = plan_jobs(
-        ws, ms, refs, set(instances) if instances is not None else None, options, retry_failed
-    )
+    pl = plan_jobs(ws, ms, refs, chosen, options, retry_failed)
     todo, skipped = pl.todo, {"done": pl.done, "failed": pl.failed}
     est = estimate(ws, todo, {r: r.size for r in refs}, budget_mode, ts, jobs)
     return Plan(

@@ -251,6 +251,27 @@ class Budget:
         return {"mode": self.mode, "cpu_seconds": self.cpu_seconds, "work": self.work}
 
 
+class StageStore(Protocol):
+    """Where a stage of training that several methods share is kept, so that it is
+    computed once per training set (the ABF width stage of Barrio et al.'s methods:
+    :mod:`delve_bench.methods.basis.widths`).
+
+    A value is a JSON-serialisable dict saved under a stage name and a content key: the
+    sha256 of everything the stage's result depends on (the data it sees, its settings,
+    its code version), so a key names one result and a value never goes stale. The runner
+    hands every job one over the workspace's result store
+    (:class:`delve_bench.run.stages.StageCache`); outside the runner there is none.
+    """
+
+    def load(self, stage: str, key: str) -> dict | None:
+        """The value saved under ``key``, or None (never saved, unreadable or corrupt)."""
+        ...
+
+    def save(self, stage: str, key: str, value: dict) -> None:
+        """Keep ``value`` under ``key`` (readers see no value or the whole of one)."""
+        ...
+
+
 @dataclass
 class FitContext:
     """Everything a method may use besides the data.
@@ -279,6 +300,12 @@ class FitContext:
         a setting once per data set on the first realisation's training set (Hong, Chen et
         al. 2014's kernel width); never test data. None outside the runner: such a method
         then uses its own training set.
+    stages : StageStore or None
+        Results of training stages shared by the methods fitting the same training set
+        (:class:`StageStore`), for a stage whose result does not depend on the clock. None
+        outside the runner: every method then computes every stage itself. A method that
+        reuses a stored result records the CPU seconds it cost where it was computed, so
+        training times stay comparable (docs/methods/basis.md).
     """
 
     rng: np.random.Generator
@@ -292,6 +319,7 @@ class FitContext:
     #: have predicted with (see :meth:`Method.snapshot`)
     snapshots: dict[float, Budget] = field(default_factory=dict)
     first_training: Callable[[], tuple[np.ndarray, np.ndarray]] | None = None
+    stages: StageStore | None = None
 
     @classmethod
     def seeded(

@@ -44,6 +44,7 @@ from ..tasks.spec import PrototaskSpec, prototask_spec
 from ..workspace import WorkspaceDirs
 from . import provenance
 from .instance import EncodedInstance, load_instance
+from .stages import stage_cache
 from .store import (
     InstanceLock,
     StorageError,
@@ -600,6 +601,7 @@ def _execute_locked(ws: WorkspaceDirs, d: Path, job: Job, options: RunOptions) -
             classes=enc.coding.classes,
             snapshots=snaps,
             first_training=first_training(ws, job.ref, method),
+            stages=stage_cache(ws.results),
         )
         fitted = fit_predict(method, enc, ctx)
         # after the fit: the libraries the method loaded (scipy's own OpenBLAS) are listed

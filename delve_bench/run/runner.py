@@ -7,6 +7,7 @@ job (:func:`delve_bench.run.job.execute`) as an argument and never import this m
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -63,13 +64,15 @@ def plan_jobs(
     ws: WorkspaceDirs,
     methods: list[str],
     refs: list[TaskRef],
-    instances: set[int] | None = None,
+    instances: set[int] | Callable[[TaskRef], set[int] | None] | None = None,
     options: RunOptions = RunOptions(),
     retry_failed: bool = False,
 ) -> JobPlan:
     """Plan a run: every (method, task, instance) job whose result is missing, corrupt or
     stale (made under other settings), all of them with ``options.force``, and failed ones
-    with ``retry_failed`` or when the settings changed since they failed.
+    with ``retry_failed`` or when the settings changed since they failed. ``instances``:
+    only these (None: all), or a function of the task giving them (a study that runs some
+    instances at some sizes).
 
     Unknown methods, missing or corrupt data and bad index files fail here, before any job
     runs."""
@@ -85,13 +88,14 @@ def plan_jobs(
             check_method_task(ws, m, proto)  # ...and so does a method that cannot do the task
         layout = task_layout(ws, proto, ref.size)
         idx = [i.index for i in layout.instances]
-        if instances is not None:
-            bad = sorted(instances - set(idx))
+        want = instances(ref) if callable(instances) else instances
+        if want is not None:
+            bad = sorted(want - set(idx))
             if bad:
                 raise DelveError(
                     f"{ref.full_name} has instances 0-{len(idx) - 1}; no instance {bad[0]}"
                 )
-            idx = [i for i in idx if i in instances]
+            idx = [i for i in idx if i in want]
         for m in methods:
             fingerprint: Fingerprints | None = None  # made when a finished result is met
             for i in idx:

@@ -17,7 +17,7 @@ from ..errors import DelveError
 from ..tasks.names import TaskRef
 from ..workspace import Reference, WorkspaceDirs, builtin_root
 from .pack import packed_methods
-from .spec import Study, load_study, study_path
+from .spec import Instances, Study, instances_at, load_study, study_path
 
 
 def committed_places(ws: WorkspaceDirs, study: Study) -> list[Path]:
@@ -109,13 +109,19 @@ def studies_with(ws: WorkspaceDirs, method: str, ref: TaskRef) -> list[str]:
 
 @dataclass(frozen=True)
 class StudySettings:
-    """How ``delve run METHOD --study S`` runs: S's tasks and budget settings."""
+    """How ``delve run METHOD --study S`` runs: S's tasks, instances and budget settings."""
 
     study: Study
     refs: list[TaskRef]
     budget_mode: str
     time_scale: float
     hard_limit: float | None
+    #: (size, instances) the study runs at the sizes it names (``instances``); others: all
+    instances: Instances = ()
+
+    def instances_at(self, ref: TaskRef) -> set[int] | None:
+        """The instances the study runs on ``ref``; None: all of them."""
+        return instances_at(self.instances, ref)
 
 
 def study_settings(
@@ -123,15 +129,17 @@ def study_settings(
 ) -> StudySettings:
     """The tasks (the study's, or those of ``tasks`` among them) and budget settings that
     run ``methods`` as study ``name`` ran its own: a method of the study keeps its plan
-    (budget mode, time scale, hard limit, sizes it skips); any other method gets the
-    study's defaults. Methods with different settings must be run one at a time."""
+    (budget mode, time scale, hard limit, sizes it skips, instances it runs); any other
+    method gets the study's defaults. Methods with different settings must be run one at a time."""
     study = load_study(ws, name)
     plans = {
         m: study.plan(m) if m in study.method_names or m in study.snapshot_names else None
         for m in methods
     }
     settings = {
-        (p.budget_mode, p.time_scale, p.hard_limit) if p else (*study.defaults, None)
+        (p.budget_mode, p.time_scale, p.hard_limit, p.instances)
+        if p
+        else (*study.defaults, None, study.default_instances)
         for p in plans.values()
     }
     if len(settings) > 1:
@@ -139,7 +147,7 @@ def study_settings(
             f"{', '.join(methods)} run with different budget settings in study {name}; "
             "run them one at a time"
         )
-    mode, scale, hard = settings.pop()
+    mode, scale, hard, instances = settings.pop()
     refs = study.refs(ws)
     if tasks:
         wanted = study.subset(ws, tasks)
@@ -148,7 +156,7 @@ def study_settings(
     refs = [r for r in refs if r.size not in skip]
     if not refs:
         raise DelveError(f"study {name} runs {', '.join(methods)} on none of these tasks")
-    return StudySettings(study, refs, mode, scale, hard)
+    return StudySettings(study, refs, mode, scale, hard, instances)
 
 
 def is_study(ws: WorkspaceDirs, name: str) -> bool:

@@ -90,6 +90,20 @@ def _write_figure(out: Path, stem: str, draw) -> list[str]:
     return [str(p.relative_to(out)) for p in save_figure(draw, out / stem, ("png",))]
 
 
+def reused_cpu_seconds(meta: dict) -> float:
+    """CPU seconds of a shared training stage that the run read from the stage store
+    instead of computing (the ABF width stage: ``info.width_cpu_seconds`` when
+    ``info.width_reused``; :mod:`delve_bench.methods.basis.widths`): what its measured CPU
+    time leaves out of the training time a method costs on its own, 0 when nothing was
+    reused. Displays of training time add it, so methods compare with each other and with
+    published times whichever of them computed the stage."""
+    info = meta.get("info") or {}
+    v = info.get("width_cpu_seconds")
+    if info.get("width_reused") is True and isinstance(v, int | float) and not isinstance(v, bool):
+        return float(v)
+    return 0.0
+
+
 def _f(x: float | None, fmt: str = ".3g") -> str:
     return "" if x is None or (isinstance(x, float) and not math.isfinite(x)) else format(x, fmt)
 
@@ -239,7 +253,8 @@ def write_cpu_time(view: StudyView, out: Path) -> list[str]:
             if not metas:
                 line.append("–")
                 continue
-            mins = float(np.mean([x.get("cpu_seconds") or 0.0 for x in metas])) / 60
+            cpu = [(x.get("cpu_seconds") or 0.0) + reused_cpu_seconds(x) for x in metas]
+            mins = float(np.mean(cpu)) / 60
             b = metas[0].get("budget") or {}
             rows.append([m, n, len(metas), mins, thesis, b.get("mode"), b.get("time_scale")])
             line.append(f"{mins:.3g}" + (f" ({thesis:g})" if thesis is not None else ""))
@@ -302,7 +317,8 @@ def write_anytime(view: StudyView, out: Path, snapshots: dict[str, list[str]]) -
                         continue
                     g = geometric((c.mean, c.se) for c in cells if c is not None)
                     cpu = [
-                        x.get("fit_cpu_seconds") or x.get("cpu_seconds") or 0.0
+                        (x.get("fit_cpu_seconds") or x.get("cpu_seconds") or 0.0)
+                        + reused_cpu_seconds(x)
                         for t in ts
                         for x in view.metas(name, t)
                     ]
@@ -420,8 +436,10 @@ def _wins_table(
     view: StudyView, out: Path, overview, order, published, stem: str, title: str, note: str
 ) -> list[str]:
     """Significant wins per pair (row R, column C: tasks on which C beat R) of the methods
-    of ``order`` the study has, ours / published, with each method's wins and losses."""
-    ms = [m for m in order if m in view.methods]
+    of ``order`` the study has results of on these tasks (a method a study does not run at
+    this size is left out, not shown as never winning), ours / published, with each
+    method's wins and losses among them."""
+    ms = [m for m in order if m in view.methods and overview.coverage.get(m, 0) > 0]
     lab = pub.BARRIO_LABEL
     head = ["row", *ms, *(f"{m}_published" for m in ms)]
     rows, disp = [], []

@@ -229,7 +229,10 @@ def study_progress(ws: WorkspaceDirs, study: Study) -> list[Progress]:
                     proto = prototask_spec(ws, ref.dataset, ref.prototask)
                     layouts[ref] = task_layout(ws, proto, ref.size)
                 layout = layouts[ref]
+                selected = set(plan.selected(ref, [i.index for i in layout.instances]))
                 for inst in layout.instances:
+                    if inst.index not in selected:
+                        continue
                     st, meta, why = _state(study_dir, sws, plan, Job(name, ref, inst.index), cache)
                     if st == "stale":
                         pr.stale += 1
@@ -304,11 +307,11 @@ def study_jobs(
     out = []
     cache = _States()
     for plan in study.only(methods):
-        refs = study.method_refs(ws, plan, tasks)
         todo = plan_jobs(
             sws,
             [plan.name, *plan.snapshot_names],
-            refs,
+            study.method_refs(ws, plan, tasks),
+            instances=plan.instances_at,  # the study's instances at each task's size
             options=plan.options(),  # results made under other settings are stale: redone
             retry_failed=retry_failed,
         ).todo

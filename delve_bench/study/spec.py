@@ -1,9 +1,9 @@
 """Study files: ``studies/<name>.yaml`` declares a whole comparison.
 
-A study names its methods (each with its budget mode, time scale, snapshot fractions and
-the training-set sizes it skips), its tasks, the losses and displays of its report, and
-rough CPU estimates for methods that have no budget. Everything is checked when the file
-is loaded; a mistake is one line naming the file and the field. Example::
+A study names its methods (each with its budget mode, time scale, snapshot fractions, the
+training-set sizes it skips and the instances it runs), its tasks, the losses and displays
+of its report, and rough CPU estimates for methods that have no budget. Everything is
+checked when the file is loaded; a mistake is one line naming the file and the field. Example::
 
     description: lin-1 and knn-cv-1 on kin-8nm
     results: results/smoke          # the study's result store (default results/<name>)
@@ -12,16 +12,19 @@ is loaded; a mistake is one line naming the file and the field. Example::
       lin-1: {}
       knn-cv-1: {cpu_estimate: {64: 0.01, 1024: 0.5}}
       mlp-mc-1: {budget_mode: cpu, time_scale: 0.005, snapshots: [0.125, 0.5]}
-      gp-mc-1: {skip_sizes: [1024]}
+      gp-mc-1: {skip_sizes: [1024], instances: {512: [0, 1]}}
     tasks: [kin-8nm]
     losses: {default: [S], boston/price: [S, A, L]}
     displays: [diagrams, geometric, cpu-time, anytime, bagging]
     claims: [thesis]                # published claims RESULTS.md sets the results beside
 
-``snapshots`` (anytime methods only) adds the results ``METHOD@F`` for each fraction F,
-recorded from the same runs (the thesis' Fig. 5.19). ``cpu_estimate`` maps training-set
-sizes to CPU seconds per instance on this machine; ``delve study status`` uses measured
-times where it has them and interpolates these (log-log) where it has not.
+``instances`` (in ``defaults`` for every method, or per method) runs only the named
+instances at the training-set sizes it names (``{4096: [0]}``: instance 0 of each
+4096-case task; other sizes: every instance); the others are neither run nor counted as
+missing. ``snapshots`` (anytime methods only) adds the results ``METHOD@F`` for each
+fraction F, recorded from the same runs (the thesis' Fig. 5.19). ``cpu_estimate`` maps
+training-set sizes to CPU seconds per instance on this machine; ``delve study status``
+uses measured times where it has them and interpolates these (log-log) where it has not.
 """
 
 from __future__ import annotations
@@ -63,7 +66,7 @@ STUDY_KEYS = (
     "displays",
     "claims",
 )
-DEFAULT_KEYS = ("budget_mode", "time_scale")
+DEFAULT_KEYS = ("budget_mode", "time_scale", "instances")
 METHOD_KEYS = (*DEFAULT_KEYS, "snapshots", "skip_sizes", "cpu_estimate", "hard_limit")
 #: the losses a study may report and commit (the packed files' columns, which hold a
 #: classification task's Z, Q, L in this order)
@@ -71,6 +74,16 @@ LOSSES = REGRESSION_LOSSES
 #: whose published claims RESULTS.md may set the results beside
 CLAIMS = ("thesis", "barrio")
 STUDY_DIR = "studies"
+#: a study's ``instances`` setting: (training-set size, the instances run at that size),
+#: by size; a size it does not name runs every instance
+Instances = tuple[tuple[int, tuple[int, ...]], ...]
+
+
+def instances_at(instances: Instances, ref: TaskRef) -> set[int] | None:
+    """The instances of ``ref`` that a study's ``instances`` setting (size -> instances)
+    runs; None: all of them."""
+    want = dict(instances).get(ref.size)
+    return None if want is None else set(want)
 
 
 @dataclass(frozen=True)
@@ -84,6 +97,26 @@ class MethodPlan:
     skip_sizes: tuple[int, ...] = ()
     cpu_estimate: tuple[tuple[int, float], ...] = ()
     hard_limit: float | None = None
+    instances: Instances = ()
+
+    def instances_at(self, ref: TaskRef) -> set[int] | None:
+        """The instances the study runs on ``ref`` with this method; None: all of them."""
+        return instances_at(self.instances, ref)
+
+    def selected(self, ref: TaskRef, indices: Sequence[int]) -> list[int]:
+        """The instances of ``ref`` the study runs with this method: all of ``indices``
+        (the task's), or those ``instances`` names at the task's size; a DelveError when
+        it names one the task does not have."""
+        want = self.instances_at(ref)
+        if want is None:
+            return list(indices)
+        missing = sorted(set(want) - set(indices))
+        if missing:
+            raise DelveError(
+                f"{ref.full_name} has instances 0-{len(indices) - 1}; the study's "
+                f"instances name {missing[0]}"
+            )
+        return [i for i in indices if i in want]
 
     @property
     def snapshot_names(self) -> list[str]:
@@ -118,6 +151,8 @@ class Study:
     claims: tuple[str, ...] = ()  # whose published claims RESULTS.md checks
     #: budget mode and time scale of a method the study does not name (``defaults``)
     defaults: tuple[str, float] = (DEFAULT_BUDGET_MODE, DEFAULT_TIME_SCALE)
+    #: the instances a method the study does not name runs at each size (``defaults``)
+    default_instances: Instances = ()
     #: display -> its arguments (``scaling``: prototask patterns, one panel each)
     display_args: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
@@ -220,19 +255,22 @@ def load_study(ws: WorkspaceDirs, name: str) -> Study:
         losses=_losses(f),
         displays=displays,
         claims=tuple(_names_from(f, "claims", CLAIMS)),
-        defaults=defaults,
+        defaults=defaults[:2],
+        default_instances=defaults[2],
         display_args=display_args,
     )
 
 
-def _defaults(f: Fields) -> tuple[str, float]:
-    """The budget mode and time scale of a method whose own settings leave them out."""
+def _defaults(f: Fields) -> tuple[str, float, Instances]:
+    """The budget mode, time scale and instances of a method whose own settings leave
+    them out."""
     d = f.mapping("defaults", DEFAULT_KEYS)
     if d is None:
-        return DEFAULT_BUDGET_MODE, DEFAULT_TIME_SCALE
+        return DEFAULT_BUDGET_MODE, DEFAULT_TIME_SCALE, ()
     return (
         d.choice("budget_mode", BUDGET_MODES, DEFAULT_BUDGET_MODE),
         _positive(d, "time_scale", DEFAULT_TIME_SCALE),
+        _instances(d, ()),
     )
 
 
@@ -244,7 +282,7 @@ def _positive(f: Fields, key: str, default: float) -> float:
 
 
 def _method_plans(
-    ws: WorkspaceDirs, f: Fields, defaults: tuple[str, float]
+    ws: WorkspaceDirs, f: Fields, defaults: tuple[str, float, Instances]
 ) -> tuple[MethodPlan, ...]:
     """``methods``: a mapping of method names to their settings, or a list of names."""
     if isinstance(f.raw.get("methods"), list):  # names only: each with the defaults
@@ -258,7 +296,7 @@ def _method_plans(
 
 
 def _method_plan(
-    ws: WorkspaceDirs, methods: Fields, name: str, defaults: tuple[str, float]
+    ws: WorkspaceDirs, methods: Fields, name: str, defaults: tuple[str, float, Instances]
 ) -> MethodPlan:
     """One method's settings; what they leave out comes from the study's ``defaults``."""
     try:
@@ -277,6 +315,7 @@ def _method_plan(
         ),
         cpu_estimate=_cpu_estimate(o),
         hard_limit=o.number("hard_limit", positive=True),
+        instances=_instances(o, defaults[2]),
     )
 
 
@@ -317,6 +356,29 @@ def _cpu_estimate(o: Fields) -> tuple[tuple[int, float], ...]:
         at = f"cpu_estimate.{k}"
         size = whole(k, 1, lambda m, at=at: o.error(at, f"the training-set size: {m}"))
         out.append((size, number(v, 0.0, True, lambda m, at=at: o.error(at, m))))
+    return tuple(sorted(out))
+
+
+def _instances(o: Fields, default: Instances) -> Instances:
+    """``instances``: ``{training-set size: [instance, ...]}``, the instances run at each
+    size it names (``{}``: every instance at every size); ``default`` when absent. The keys
+    are numbers, so it is read here rather than as a mapping of names."""
+    if "instances" not in o:
+        return default
+    raw = o.raw["instances"]
+    if not isinstance(raw, dict):
+        raise o.error(
+            "instances",
+            f"expected a mapping of training-set sizes to lists of instance numbers "
+            f"({{4096: [0]}}), got {raw!r}",
+        )
+    out = []
+    for k, v in raw.items():
+        at = f"instances.{k}"
+        size = whole(k, 1, lambda m, at=at: o.error(at, f"the training-set size: {m}"))
+        # one list of instance numbers, read (and its errors named) as every spec's lists
+        listed = Fields(o.path, {at: v}, o.where).wholes(at, minimum=0)
+        out.append((size, tuple(sorted(set(listed)))))
     return tuple(sorted(out))
 
 

@@ -108,7 +108,7 @@ def test_study_file_loads_with_defaults(tmp_path):
             "methods: [lin-1]\ntasks: [kin-8nm]\nclaims: [everyone]\n",
             "claims[0]: 'everyone' is not one of thesis, barrio",
         ),
-        # the defaults: only budget_mode and time_scale, each checked
+        # the defaults: only budget_mode, time_scale and instances, each checked
         (
             "defaults: {budget_mode: work, speed: 2}\nmethods: [lin-1]\ntasks: [kin-8nm]\n",
             "s.yaml: defaults.speed: unknown key",
@@ -120,6 +120,36 @@ def test_study_file_loads_with_defaults(tmp_path):
         (
             "defaults: {time_scale: .inf}\nmethods: [lin-1]\ntasks: [kin-8nm]\n",
             "defaults.time_scale: expected a finite number, got inf",
+        ),
+        # instances: {size: [instance, ...]}, in defaults or per method
+        (
+            "methods: {lin-1: {instances: [0]}}\ntasks: [kin-8nm]\n",
+            "methods.lin-1.instances: expected a mapping of training-set sizes to lists of "
+            "instance numbers ({4096: [0]}), got [0]",
+        ),
+        (
+            "methods: {lin-1: {instances: {64: []}}}\ntasks: [kin-8nm]\n",
+            "s.yaml: methods.lin-1.instances.64: the list is empty",
+        ),
+        (
+            "methods: {lin-1: {instances: {64: 0}}}\ntasks: [kin-8nm]\n",
+            "methods.lin-1.instances.64: expected a list, got 0",
+        ),
+        (
+            "methods: {lin-1: {instances: {64: [0, two]}}}\ntasks: [kin-8nm]\n",
+            "methods.lin-1.instances.64[1]: expected a whole number, got 'two'",
+        ),
+        (
+            "methods: {lin-1: {instances: {all: [0]}}}\ntasks: [kin-8nm]\n",
+            "methods.lin-1.instances.all: the training-set size: expected a whole number",
+        ),
+        (
+            "methods: {lin-1: {instances: {0: [0]}}}\ntasks: [kin-8nm]\n",
+            "methods.lin-1.instances.0: the training-set size: must be at least 1, got 0",
+        ),
+        (
+            "defaults: {instances: {64: [-1]}}\nmethods: [lin-1]\ntasks: [kin-8nm]\n",
+            "s.yaml: defaults.instances.64[0]: must be at least 0, got -1",
         ),
     ],
 )
@@ -382,6 +412,65 @@ def _write_packed_metas(ws: WorkspaceDirs, study, fingerprint_of) -> None:
     _, mp = packed_paths(ws.root / study.results, "mlp-ese-1", "kin-8nm", "dist")
     mp.parent.mkdir(parents=True)
     mp.write_bytes(lzma.compress(("\n".join(lines) + "\n").encode()))
+
+
+def test_a_study_may_run_some_instances_at_a_size(tmp_path):
+    """``instances`` (defaults for every method, or per method) names the instances run at
+    a size: status counts and estimates only those, run plans only those, and an instance
+    the task does not have is one error."""
+    from delve_bench.study.run import study_jobs, study_progress
+
+    text = (
+        "defaults: {instances: {128: [0, 2]}}\n"
+        "methods: {lin-1: {cpu_estimate: {64: 1.0}}, knn-cv-1: {instances: {64: [7]}}}\n"
+        "tasks: [kin-8nm/std.64, kin-8nm/std.128]\n"
+    )
+    ws = _study(tmp_path, text)
+    st = load_study(ws, "s")
+    lin, knn = st.methods
+    assert (lin.instances, knn.instances) == (((128, (0, 2)),), ((64, (7,)),))
+    # a method's own setting replaces the defaults' ({}: every instance at every size)
+    every = load_study(_study(tmp_path, text.replace("{64: [7]}", "{}")), "s").methods[1]
+    assert every.instances == ()
+    ws = _study(tmp_path, text)
+    rows = {r.name: r for r in study_progress(ws, st)}
+    assert (rows["lin-1"].missing, rows["knn-cv-1"].missing) == (8 + 2, 1 + 8)
+    assert rows["lin-1"].cpu_left == pytest.approx(8 * 1.0 + 2 * 8.0)  # cubic from 64
+    jobs = {p.name: sorted((j.ref.size, j.instance) for j in js) for p, js in study_jobs(ws, st)}
+    assert jobs["lin-1"] == [(64, i) for i in range(8)] + [(128, 0), (128, 2)]
+    assert jobs["knn-cv-1"] == [(64, 7)] + [(128, i) for i in range(8)]
+    st = load_study(_study(tmp_path, text.replace("[7]", "[9]")), "s")
+    for call in (study_progress, study_jobs):
+        with pytest.raises(DelveError, match="kin-8nm/dist/std.64 has instances 0-7"):
+            call(ws, st)
+
+
+def test_run_with_a_study_runs_its_instances(tmp_path):
+    """``delve run METHOD --study S`` takes S's instances: the method's own, or S's
+    defaults for a method S does not name; ``--instances`` picks among them."""
+    from delve_bench import api
+
+    ws = _study(
+        tmp_path,
+        "defaults: {budget_mode: work, instances: {128: [0, 2]}}\n"
+        "methods: {lin-1: {instances: {64: [1]}}}\n"
+        "tasks: [kin-8nm/std.64, kin-8nm/std.128]\n",
+    )
+
+    def jobs(p):
+        return sorted((j.ref.size, j.instance) for j in p.todo)
+
+    every = list(range(8))
+    assert jobs(api.plan("knn-cv-1", study="s", root=ws)) == [
+        *((64, i) for i in every),
+        (128, 0),
+        (128, 2),
+    ]
+    assert jobs(api.plan("lin-1", study="s", root=ws)) == [(64, 1), *((128, i) for i in every)]
+    picked = api.plan("knn-cv-1", study="s", root=ws, instances=[2, 3])
+    assert jobs(picked) == [(64, 2), (64, 3), (128, 2)]
+    with pytest.raises(DelveError, match="run them one at a time"):
+        api.plan(["lin-1", "knn-cv-1"], study="s", root=ws)
 
 
 def test_packed_results_made_under_other_settings_are_stale_in_a_study(tmp_path):

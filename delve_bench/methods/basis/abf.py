@@ -1,4 +1,5 @@
-"""ABF: the model with All the candidate Basis Functions, and Barrio et al.'s width stage.
+"""ABF: the model with All the candidate Basis Functions, whose CG is Barrio et al.'s width
+stage too (:mod:`.widths` runs it once per training set for every method using it).
 
 Barrio et al. (2009) §6.2.1; docs/methods/basis.md: the N Gaussian RBFs centred on the
 training inputs, one shared weight precision alpha, noise precision beta, and one width per
@@ -17,9 +18,8 @@ thesis' Polak-Ribiere CG with the Wolfe-Powell line search), stopped after
 component falls below ``gtol`` = 1e-4, or on the thesis' convergence test (two failed
 line searches); one work unit = one CG iteration. The gradient is returned lazily: the
 line search asks for it only at points it does not reject on their value, which saves
-the O(N^3) ``Phi Sigma`` product there. For large N the width stage runs on a random
-subset of at most ``max_n`` training cases (the paper does not say how its largest
-tasks got widths).
+the O(N^3) ``Phi Sigma`` product there. :func:`optimise_abf` is the CG alone (what the
+width stage needs), :func:`abf_posterior` the model at its end point (what abf-1 adds).
 """
 
 from __future__ import annotations
@@ -98,14 +98,39 @@ def _log_ml_lazy(theta: np.ndarray, X: np.ndarray, t: np.ndarray):
     return L, grad, post
 
 
-def fit_abf(
+@dataclass(frozen=True)
+class AbfOptimum:
+    """Where the CG on the ABF marginal likelihood ended: everything the width stage
+    passes on, without the O(N^2) posterior.
+
+    Attributes
+    ----------
+    theta : ndarray of shape (2 + D,)
+        ``(log alpha, log beta, log r_1..r_D)`` at the end point.
+    log_ml : float
+        The log marginal likelihood there.
+    iterations, evaluations : int
+        CG iterations (line searches) and likelihood evaluations.
+    """
+
+    theta: np.ndarray
+    log_ml: float
+    iterations: int
+    evaluations: int
+
+    @property
+    def widths(self) -> np.ndarray:
+        return np.exp(self.theta[2:])
+
+
+def optimise_abf(
     X: np.ndarray,
     t: np.ndarray,
     widths0: float | np.ndarray = 1.0,
     max_iterations: int = 100,
     stop=None,
     gtol: float = 1e-4,
-) -> AbfFit:
+) -> AbfOptimum:
     """Maximise the ABF marginal likelihood by CG; ``stop(iterations)`` may end it early."""
     N, D = X.shape
     var_t = float(np.var(t)) or 1.0
@@ -124,31 +149,38 @@ def fit_abf(
         return small or (stop is not None and stop(cg.iterations))
 
     res = minimize(f, theta0, max_iter=max_iterations, callback=done)
-    th = res.x
+    # the CG keeps the value of its current point: -f there is exactly the L it computed
+    return AbfOptimum(
+        theta=res.x, log_ml=float(-res.f), iterations=res.iterations, evaluations=res.evals
+    )
+
+
+def abf_posterior(X: np.ndarray, t: np.ndarray, opt: AbfOptimum) -> AbfFit:
+    """The ABF model on all of ``X`` at the end point ``opt`` of :func:`optimise_abf`
+    (one more eigendecomposition)."""
+    th = opt.theta
     L, _, mu, Sigma = log_ml_and_grad(th, X, t, want_post=True)
     return AbfFit(
         widths=np.exp(th[2:]),
         alpha=float(np.exp(th[0])),
         beta=float(np.exp(th[1])),
         log_ml=float(L),
-        iterations=res.iterations,
-        evaluations=res.evals,
+        iterations=opt.iterations,
+        evaluations=opt.evaluations,
         X=X,
         mu=mu,
         Sigma=Sigma,
     )
 
 
-def abf_widths(
+def fit_abf(
     X: np.ndarray,
     t: np.ndarray,
-    rng: np.random.Generator,
-    max_n: int = 2048,
+    widths0: float | np.ndarray = 1.0,
     max_iterations: int = 100,
     stop=None,
+    gtol: float = 1e-4,
 ) -> AbfFit:
-    """The width-selection stage shared by the RVM, the SSGEs, OLS and the SVM."""
-    if len(X) > max_n:
-        keep = np.sort(rng.choice(len(X), max_n, replace=False))
-        X, t = X[keep], t[keep]
-    return fit_abf(X, t, max_iterations=max_iterations, stop=stop)
+    """Maximise the ABF marginal likelihood by CG and return the model there;
+    ``stop(iterations)`` may end the CG early."""
+    return abf_posterior(X, t, optimise_abf(X, t, widths0, max_iterations, stop, gtol))

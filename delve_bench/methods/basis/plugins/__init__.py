@@ -1,8 +1,9 @@
 """The DELVE plugins of the basis-function family (``methods/*.yaml`` name them), one
 module per method or close family, each on the numerics of :mod:`delve_bench.methods.basis`:
 
-* :mod:`.base`: the shared plumbing (Barrio et al.'s scaling, the ABF width stage, linear
-  and Bayesian prediction on the chosen centres, Orr's radius-scale grid);
+* :mod:`.base`: the shared plumbing (Barrio et al.'s scaling, the ABF width stage of
+  :mod:`..widths`, linear and Bayesian prediction on the chosen centres, Orr's
+  radius-scale grid);
 * :mod:`.abf`: abf-1; :mod:`.rvm`: rvm-1 and rvm-mdl-1; :mod:`.ssge`: the ssge-* family;
 * :mod:`.ols`: ols-cv-1 (Barrio et al.'s OLS); :mod:`.orr`: Orr's ols-gcv-1, rols-1,
   ofr-loo-1, ridge-1 and local-ridge-1; :mod:`.lrols`: lrols-loo-1; :mod:`.svm`: svm-1.

@@ -1,13 +1,16 @@
 """abf-1: all N basis functions with shared alpha, beta and ARD widths by conjugate
-gradients on the marginal likelihood (Barrio et al. 2009 §6.2.1; :mod:`..abf`)."""
+gradients on the marginal likelihood (Barrio et al. 2009 §6.2.1; :mod:`..abf`). Its CG is
+the other methods' width stage on all N cases, so it is shared with them (:mod:`..widths`)
+when no budget can end it sooner than ``max_iterations``."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ...base import FitContext, Gaussian, Prediction
-from ..abf import fit_abf
-from .base import BayesMethod
+from ..abf import abf_posterior
+from ..widths import width_stage
+from .base import BayesMethod, record_width_stage
 
 
 class Abf(BayesMethod):
@@ -29,8 +32,20 @@ class Abf(BayesMethod):
 
     def fit(self, X: np.ndarray, y: np.ndarray, ctx: FitContext) -> None:
         Xs, t = self._prepare(X, y)
-        self.fit_ = fit_abf(Xs, t, max_iterations=self.max_iterations, stop=ctx.budget.exhausted)
-        f = self.fit_
+        b = ctx.budget
+        # in work mode a budget of at least max_iterations never ends the CG sooner than its
+        # own limit: the CG is then the width stage on all N cases, shared with the others
+        shared = b.mode == "work" and (b.work is None or b.work >= self.max_iterations)
+        stage = width_stage(
+            Xs,
+            t,
+            max_n=len(Xs),
+            max_iterations=self.max_iterations,
+            stop=None if shared else b.exhausted,
+            store=ctx.stages if shared else None,
+        )
+        self.fit_ = f = abf_posterior(Xs, t, stage.optimum)
+        record_width_stage(ctx, stage)
         ctx.info.update(
             n_basis=len(Xs),
             widths=f.widths,

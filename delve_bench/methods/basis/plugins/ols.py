@@ -22,7 +22,8 @@ class OlsCv(BasisMethod):
     folds : int
         K of the cross-validation.
     width_iterations, width_max_n : int
-        CG iterations and training cases (a random subset beyond it) of the width stage.
+        CG iterations and training cases of the width stage (beyond it a subset fixed by the
+        training set, the same for every method: :mod:`..widths`).
     """
 
     def __init__(self, folds: int = 5, width_iterations: int = 100, width_max_n: int = 2048):

@@ -24,7 +24,8 @@ class Ssge(BayesMethod):
     c : int
         Oscil's largest oscillation depth.
     width_iterations, width_max_n : int
-        CG iterations and training cases (a random subset beyond it) of the width stage.
+        CG iterations and training cases of the width stage (beyond it a subset fixed by the
+        training set, the same for every method: :mod:`..widths`).
     """
 
     min_cases = 2  # one case has no spread to estimate the noise from

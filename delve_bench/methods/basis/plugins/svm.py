@@ -24,7 +24,8 @@ class Svm(BasisMethod):
     C_grid, eps_grid : sequence of float
         The C values, and the epsilons as multiples of std(t).
     width_iterations, width_max_n : int
-        CG iterations and training cases (a random subset beyond it) of the width stage.
+        CG iterations and training cases of the width stage (beyond it a subset fixed by the
+        training set, the same for every method: :mod:`..widths`).
 
     Attributes
     ----------
