@@ -181,12 +181,9 @@ def width_stage(
 
     Parameters
     ----------
-    X : ndarray of shape (n, m)
-        Scaled training inputs.
-    t : ndarray of shape (n,)
-        Centred training targets.
-    max_n : int
-        The most cases the stage uses (:func:`stage_data`).
+    X, t, max_n :
+        The training set and the most cases the stage uses, as :func:`stage_data` takes
+        them.
     max_iterations : int
         CG iterations at most.
     stop : callable, optional
