@@ -14,12 +14,15 @@ import json
 import lzma
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ..defaults import REGRESSION_LOSSES
 from ..errors import DelveError, TamperedResults
+
+if TYPE_CHECKING:  # pandas only where losses are read: a study's status reads metas only
+    import pandas as pd
 
 #: the loss columns a packed file may hold, in this order (a study commits those it
 #: reports); a classification task's Z, Q, L are kept in them, in that order
@@ -203,6 +206,8 @@ def read_losses(path: str | Path) -> pd.DataFrame:
     pa, pq = _pyarrow()
     if not Path(path).is_file():
         raise DelveError(f"{path}: not a regular file")
+    import pandas as pd
+
     try:
         md = pq.ParquetFile(path).metadata
         size = sum(md.row_group(i).total_byte_size for i in range(md.num_row_groups))

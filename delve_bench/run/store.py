@@ -41,8 +41,13 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
+def task_dir(ws: WorkspaceDirs, method: str, ref: TaskRef) -> Path:
+    """The folder of the instance directories of ``method`` on task ``ref``."""
+    return ws.results / method / ref.dataset / ref.prototask / ref.name
+
+
 def result_dir(ws: WorkspaceDirs, method: str, ref: TaskRef, instance: int) -> Path:
-    return ws.results / method / ref.dataset / ref.prototask / ref.name / str(instance)
+    return task_dir(ws, method, ref) / str(instance)
 
 
 def staging_dir(d: Path) -> Path:
@@ -504,7 +509,7 @@ def _unlink_quietly(path: Path) -> None:
 
 def task_locks(ws: WorkspaceDirs, method: str, ref: TaskRef) -> dict[int, LockInfo]:
     """The lock files of ``method``'s instances on a task: instance -> holder."""
-    base = ws.results / method / ref.dataset / ref.prototask / ref.name
+    base = task_dir(ws, method, ref)
     out = {}
     for p in base.glob(".*.lock"):
         idx = p.name[1 : -len(".lock")]
