@@ -254,6 +254,8 @@ NUMBERS = TINY.replace("{name: c, kind: binary, values: ['no', 'yes']}", "{name:
         ("0.5 3.5 1 1", "line 4, column 2 (b): '3.5' is not a whole number"),
         ("0.5 1_000 1 1", "line 4, column 2 (b): '1_000' is not a number (ASCII digits only"),
         ("0.5 3 1 \uff11", "line 4, column 4 (y): '\uff11' is not a number (ASCII digits only"),
+        ("0.5 3 1", "line 4: 3 values, expected 4"),
+        ("0.5 3 1 1 1", "line 4: 5 values, expected 4"),
     ],
 )
 def test_a_file_of_plain_numbers_is_read_in_one_pass_to_the_same_values(tiny, row, needle):
@@ -262,8 +264,7 @@ def test_a_file_of_plain_numbers_is_read_in_one_pass_to_the_same_values(tiny, ro
     rows = [r.replace(" yes ", " 1 ").replace(" no ", " 0 ") for r in _rows()]
     ws = tiny(dataset=NUMBERS, rows=rows)
     spec = dataset_spec(ws, "tiny")
-    text = "\n".join(rows) + "\n"
-    assert load_mod._plain_numbers(text, [r.split() for r in rows], spec) is not None
+    assert load_mod._plain_numbers("\n".join(rows) + "\n", spec) is not None
     careful = load_mod._token_values(np.array([r.split() for r in rows]), spec, str)
     assert np.array_equal(load_dataset(ws, "tiny").values, careful)
     rows[3] = row
