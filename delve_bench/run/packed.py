@@ -9,6 +9,7 @@ lines and the Parquet losses, checked where they are read. Written by
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import lzma
@@ -71,6 +72,9 @@ class Packed:
     losses: dict[tuple[int, int], pd.DataFrame]  # columns case, S, A, L
     source: Path | None = None
     kept: tuple[str, ...] = LOSSES
+    #: sha256 of what the checks read (:func:`read_packed`): the name under which a file
+    #: whose every instance passed is remembered (:mod:`.checked`)
+    content: str | None = None
     _checked: set[tuple[int, int]] = field(default_factory=set, repr=False)
 
     def rows(self, key: tuple[int, int]) -> pd.DataFrame:
@@ -78,7 +82,8 @@ class Packed:
         sha256 its meta line records (:data:`PACKED_SHA`): an edited committed value is
         one error naming the file and the instance, never a silently different analysis.
         A meta line without the hash (packed by an older delve-bench) is not checked;
-        ``delve study verify`` lists those."""
+        ``delve study verify`` lists those. When every instance of the file has passed,
+        the pass is remembered by :attr:`content` (:mod:`.checked`)."""
         df = self.losses[key]
         if key in self._checked or self.source is None:
             return df
@@ -90,6 +95,10 @@ class Packed:
                 "meta line records (edited or damaged; restore it from git)"
             )
         self._checked.add(key)
+        if self.content is not None and len(self._checked) == len(self.losses):
+            from .checked import remember_pass
+
+            remember_pass(self.content)
         return df
 
 
@@ -188,10 +197,45 @@ def read_packed(study_dir: Path, method: str, dataset: str, prototask: str) -> P
         tasks, insts = rows["task"].to_numpy(), rows["instance"].to_numpy()
         rows = rows[["case", *LOSSES]]
         bounds = [0, *(np.flatnonzero(np.diff(group[order])) + 1).tolist(), len(rows)]
-        for a, b in zip(bounds[:-1], bounds[1:], strict=True):
-            key = (_size_of(tasks[a]), int(insts[a]))
+        keys = [(_size_of(tasks[a]), int(insts[a])) for a in bounds[:-1]]
+        for key, a, b in zip(keys, bounds[:-1], bounds[1:], strict=True):
             out.losses[key] = rows.iloc[a:b].reset_index(drop=True)
+        out.content = _content(out, keys, rows, bounds)
+        if out.content is not None:
+            from .checked import passed_before
+
+            if passed_before(out.content):
+                out._checked.update(out.losses)
     return out
+
+
+@functools.cache
+def _code() -> bytes | None:
+    """sha256 of this module's source, which formats and checks the rows (None where it
+    cannot be read: then nothing is remembered)."""
+    try:
+        return hashlib.sha256(Path(__file__).read_bytes()).digest()
+    except OSError:
+        return None
+
+
+def _content(
+    p: Packed, keys: list[tuple[int, int]], rows: pd.DataFrame, bounds: list[int]
+) -> str | None:
+    """sha256 of everything :meth:`Packed.rows` reads to check ``p``: the code, the
+    losses kept, each instance's key, recorded hash and number of rows, and the values
+    of the rows (``rows``: the rows of the instances ``keys``, cut at ``bounds``)."""
+    code = _code()
+    if code is None:
+        return None
+    h = hashlib.sha256(code)
+    h.update(repr(p.kept).encode())
+    for key, a, b in zip(keys, bounds[:-1], bounds[1:], strict=True):
+        h.update(repr((key, p.metas.get(key, {}).get(PACKED_SHA), b - a)).encode())
+    h.update(np.ascontiguousarray(rows["case"].to_numpy(dtype=np.int64)).tobytes())
+    for c in p.kept:
+        h.update(np.ascontiguousarray(rows[c].to_numpy(dtype=np.float64)).tobytes())
+    return h.hexdigest()
 
 
 def _pyarrow():
