@@ -793,15 +793,14 @@ def read_recorded(ws: WorkspaceDirs, method: str, ref: TaskRef, layout, st: Inst
         return read_instance(result_dir(ws, method, ref, st.index), test, losses)
     # packed columns are S, A, L (run.packed.LOSSES): the task's losses in that order; the rows are checked
     # against the hash their meta line records before they are used
-    df = packed(sd, method, ref.dataset, ref.prototask).rows((ref.size, st.index))
-    cases = df["case"].to_numpy()
+    rows = packed(sd, method, ref.dataset, ref.prototask).rows((ref.size, st.index))
     columns = {
-        loss: df[col].to_numpy(dtype=float)
+        loss: np.asarray(rows[col], dtype=float)
         for loss, col in zip(losses, REGRESSION_LOSSES, strict=True)
     }
     study = ws.reference.name if ws.reference else "?"
     where = f"study {study}: {method} on {ref.full_name} #{st.index}"
-    return instance_result(where, st.index, cases, columns, test, losses, st.meta or {})
+    return instance_result(where, st.index, rows["case"], columns, test, losses, st.meta or {})
 
 
 def stale_note(ws: WorkspaceDirs, method: str, ref: TaskRef, layout) -> str:

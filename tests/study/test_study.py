@@ -617,7 +617,7 @@ def test_the_modern_study_is_sized_to_about_eight_cpu_hours(tmp_path):
     assert sum(r.cpu_left for r in rows) / 3600 == pytest.approx(8, rel=0.1)
 
 
-def test_committed_rows_hash_to_their_recorded_sha256_with_the_fast_writer():
+def test_committed_rows_hash_to_their_recorded_sha256_with_the_fast_writer(tmp_path, monkeypatch):
     """Every read of a committed instance hashes the losses.csv its rows make
     (run.packed.packed_csv, written with repr for speed): its bytes are those of the
     pandas writer every losses.csv has (store.csv_bytes), and every committed smoke
@@ -639,7 +639,9 @@ def test_committed_rows_hash_to_their_recorded_sha256_with_the_fast_writer():
             assert p.rows(key) is p.losses[key] and PACKED_SHA in p.metas[key]
             checked += 1
     assert checked == 32
+    # a cache that has not seen the file: one that has skips the check (run.checked)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     p = read_packed(REPO / "results" / "smoke", "lin-1", "kin-8nm", "dist")
-    p.losses[(128, 5)].loc[0, "S"] *= 1.001  # as an edited file reads
+    p.losses[(128, 5)]["S"][0] *= 1.001  # as an edited file reads
     with pytest.raises(DelveError, match=r"kin-8nm-dist.parquet: kin-8nm/dist/std.128 #5: its"):
         p.rows((128, 5))
