@@ -200,7 +200,8 @@ def read_packed(study_dir: Path, method: str, dataset: str, prototask: str) -> P
         group = rank[inverse.ravel()]
         order = np.argsort(group, kind="stable")
         columns = {"case": cols.case[order], **{c: v[order] for c, v in cols.losses.items()}}
-        bounds = [0, *(np.flatnonzero(np.diff(group[order])) + 1).tolist(), len(order)]
+        starts = [0, *(np.flatnonzero(np.diff(group[order])) + 1).tolist()] if len(order) else []
+        bounds = [*starts, len(order)]
         task, inst = cols.task[order], cols.instance[order]
         keys = [(_size_of(cols.tasks[task[a]]), int(inst[a])) for a in bounds[:-1]]
         for key, a, b in zip(keys, bounds[:-1], bounds[1:], strict=True):
