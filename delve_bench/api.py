@@ -1013,14 +1013,16 @@ def posterior_plot(
     return write_posterior_plot(post, pl.st.scale, title, pl.loss, stem)
 
 
-def _shared_tasks(ws: WorkspaceDirs, a: str, b: str) -> list[TaskRef]:
-    """Tasks on which both methods have every instance complete."""
+def _shared_tasks(ws: WorkspaceDirs, a: str, b: str, layouts: dict | None = None) -> list[TaskRef]:
+    """Tasks on which both methods have every instance complete. ``layouts``: filled with
+    the tasks' layouts (read once for both methods, and for the comparisons after)."""
     from .run.status import result_status
 
+    layouts = {} if layouts is None else layouts
     complete = [
         {
             r.task
-            for r in result_status(ws, [m])
+            for r in result_status(ws, [m], layouts)
             if r.done and not (r.failed or r.missing or r.corrupt)
         }
         for m in (a, b)
@@ -1065,7 +1067,8 @@ def comparisons(
     ws = workspace_dirs(root)
     method_spec(ws, a)
     method_spec(ws, b)
-    refs = _task_refs(ws, tasks) if tasks else _shared_tasks(ws, a, b)
+    layouts: dict = {}
+    refs = _task_refs(ws, tasks) if tasks else _shared_tasks(ws, a, b, layouts)
     if not refs:
         hint = (
             "name the tasks to see what is missing"
@@ -1075,11 +1078,11 @@ def comparisons(
         )
         raise DelveError(f"{a} and {b} have no task with complete results in common; {hint}")
     if skipped is None or len(refs) == 1:
-        return [task_comparison(ws, a, b, r, _loss(loss), bayes) for r in refs]
+        return [task_comparison(ws, a, b, r, _loss(loss), bayes, layouts.get(r)) for r in refs]
     out, errors = [], []
     for r in refs:
         try:
-            out.append(task_comparison(ws, a, b, r, _loss(loss), bayes))
+            out.append(task_comparison(ws, a, b, r, _loss(loss), bayes, layouts.get(r)))
         except DelveError as e:
             errors.append(e)
     if not out:

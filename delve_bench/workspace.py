@@ -156,7 +156,12 @@ def spec_files(dirs: Iterable[Path]) -> dict[str, Path]:
     return _BY_NAME[listings]
 
 
+def user_cache() -> Path:
+    """The user's cache folder of delve-bench (``$XDG_CACHE_HOME/delve-bench``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "delve-bench"
+
+
 def cache_dir() -> Path:
     """The user cache for fetched data (``$XDG_CACHE_HOME/delve-bench/data``)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "delve-bench" / "data"
+    return user_cache() / "data"

@@ -231,6 +231,11 @@ def test_delve_stats_of_one_task_loads_neither_pandas_nor_scipy(delve, tmp_path)
     assert _loaded("stats", "lin-1", task, cwd=tmp_path) == ["numpy"]
 
 
+def test_the_status_of_a_committed_study_loads_no_pandas():
+    """`delve study status` reads the packed meta lines, not the losses: no DataFrame."""
+    assert "pandas" not in _loaded("study", "status", "smoke", cwd=PKG.parent)
+
+
 def test_the_architecture_page_draws_these_layers():
     """docs/architecture.md's diagram: the same layers, top down, each with the same
     modules (its left column, before the descriptions)."""

@@ -242,6 +242,37 @@ def test_bad_data_values_are_named_by_file_line_and_column(tiny, row, needle):
     assert needle in str(e.value)
 
 
+NUMBERS = TINY.replace("{name: c, kind: binary, values: ['no', 'yes']}", "{name: c, kind: real}")
+
+
+@pytest.mark.parametrize(
+    "row,needle",
+    [
+        ("0.5 3 1 nan", "tiny.data, line 4, column 4 (y): 'nan' is not a finite number"),
+        ("0.5 3 1 1e999", "line 4, column 4 (y): '1e999' is not a finite number"),
+        ("0.5 x 1 1", "line 4, column 2 (b): 'x' is not a number"),
+        ("0.5 3.5 1 1", "line 4, column 2 (b): '3.5' is not a whole number"),
+        ("0.5 1_000 1 1", "line 4, column 2 (b): '1_000' is not a number (ASCII digits only"),
+        ("0.5 3 1 \uff11", "line 4, column 4 (y): '\uff11' is not a number (ASCII digits only"),
+        ("0.5 3 1", "line 4: 3 values, expected 4"),
+        ("0.5 3 1 1 1", "line 4: 5 values, expected 4"),
+    ],
+)
+def test_a_file_of_plain_numbers_is_read_in_one_pass_to_the_same_values(tiny, row, needle):
+    """Every attribute a number: the file is converted in one pass, to the floats the
+    column-by-column reader gives, and a bad value is named by line and column as there."""
+    rows = [r.replace(" yes ", " 1 ").replace(" no ", " 0 ") for r in _rows()]
+    ws = tiny(dataset=NUMBERS, rows=rows)
+    spec = dataset_spec(ws, "tiny")
+    assert load_mod._plain_numbers("\n".join(rows) + "\n", spec) is not None
+    careful = load_mod._token_values(np.array([r.split() for r in rows]), spec, str)
+    assert np.array_equal(load_dataset(ws, "tiny").values, careful)
+    rows[3] = row
+    with pytest.raises(DelveError) as e:
+        load_dataset(tiny(dataset=NUMBERS, rows=rows), "tiny")
+    assert needle in str(e.value)
+
+
 def test_a_line_short_by_one_and_one_long_by_one_is_not_silently_realigned(tiny):
     rows = _rows()
     rows[3], rows[4] = "0.5 3 yes", "0.5 3 yes 1 1"

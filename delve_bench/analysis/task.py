@@ -193,12 +193,18 @@ class PairedLosses:
 
 
 def paired_losses(
-    ws: WorkspaceDirs, method_a: str, method_b: str, ref: TaskRef, loss: str | None = None
+    ws: WorkspaceDirs,
+    method_a: str,
+    method_b: str,
+    ref: TaskRef,
+    loss: str | None = None,
+    layout: TaskLayout | None = None,
 ) -> PairedLosses:
     """Read both methods' losses on ``ref``, paired on the instances both have
     (:func:`paired_instances`, the rule ``delve report`` uses too). ``loss`` None: the
-    task's first loss (S, or Z for classification)."""
-    layout = layout_of(ws, ref)
+    task's first loss (S, or Z for classification). ``layout``: the task's, when the
+    caller has read it."""
+    layout = layout or layout_of(ws, ref)
     loss = loss or default_loss(layout)
     st = task_standardizer(ws, layout, loss)
     a = loss_matrix(ws, method_a, ref, layout, loss)
@@ -239,10 +245,12 @@ def task_comparison(
     ref: TaskRef,
     loss: str | None = None,
     bayes: bool = False,
+    layout: TaskLayout | None = None,
 ) -> ComparisonResult:
     """Paired comparison A - B on a task: difference, SE, variance components and p, on
-    the instances both methods have (:func:`paired_instances`)."""
-    pl = paired_losses(ws, method_a, method_b, ref, loss)
+    the instances both methods have (:func:`paired_instances`); ``layout``: the task's,
+    when the caller has read it."""
+    pl = paired_losses(ws, method_a, method_b, ref, loss, layout)
     return ComparisonResult.of(
         compare(pl.ya, pl.yb, pl.design, pl.st, bayes, pl.layout.size),
         method_a=method_a,

@@ -208,19 +208,32 @@ def fingerprints(
     ref: TaskRef,
     options: RunOptions,
     proto: PrototaskSpec | None = None,
+    task: Fingerprints | None = None,
 ) -> Fingerprints:
     """:func:`expected_fingerprint` of the instances of ``method`` on task ``ref``: the
     method, budget and prototask fields are computed once, the index files per instance
     (what lets the planner check thousands of finished results quickly). ``proto``: the
-    task's prototask spec, when the caller has it already."""
+    task's prototask spec, when the caller has it already. ``task``: the
+    :func:`~.provenance.task_fields` of an instance of ``ref``, when the caller keeps
+    them (a study's status shares each task's among all its methods)."""
     spec = method_spec(ws, method)
-    proto = proto or prototask_spec(ws, ref.dataset, ref.prototask)
     budget = spec.make_budget(ref.size, options.mode, options.time_scale)
     fixed = provenance.method_fields(spec) | provenance.budget_fields(
         spec, options.mode, options.time_scale, budget.total, options.blas_threads
     )
+    if task is None:
+        task = instance_fields(ws, ref, proto)
+    return lambda i: fixed | task(i)
+
+
+def instance_fields(
+    ws: WorkspaceDirs, ref: TaskRef, proto: PrototaskSpec | None = None
+) -> Fingerprints:
+    """:func:`~.provenance.task_fields` of the instances of task ``ref``, the prototask's
+    shared fields computed once."""
+    proto = proto or prototask_spec(ws, ref.dataset, ref.prototask)
     shared = provenance.prototask_fields(ws, proto)
-    return lambda i: fixed | provenance.task_fields(ws, proto, ref.size, i, shared)
+    return lambda i: provenance.task_fields(ws, proto, ref.size, i, shared)
 
 
 def expected_fingerprint(ws: WorkspaceDirs, job: Job, options: RunOptions) -> dict:

@@ -9,17 +9,25 @@ lines and the Parquet losses, checked where they are read. Written by
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import lzma
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ..defaults import REGRESSION_LOSSES
 from ..errors import DelveError, TamperedResults
+
+if TYPE_CHECKING:  # pandas only for read_losses: the analyses read numpy columns
+    import pandas as pd
+
+#: one instance's committed rows: column name (``case``, ``S``, ``A``, ``L``) -> values
+Rows = dict[str, np.ndarray]
 
 #: the loss columns a packed file may hold, in this order (a study commits those it
 #: reports); a classification task's Z, Q, L are kept in them, in that order
@@ -29,18 +37,18 @@ LOSS_COLUMNS = ["task", "instance", "case", *LOSSES]
 PACKED_SHA = "packed_losses_sha256"
 
 
-def _float32(col: pd.Series) -> np.ndarray:
-    return col.to_numpy(dtype=float).astype(np.float32)
+def _float32(col) -> np.ndarray:
+    return np.asarray(col, dtype=float).astype(np.float32)
 
 
-def packed_csv(rows: pd.DataFrame, kept: tuple[str, ...] = LOSSES) -> bytes:
+def packed_csv(rows: Rows | pd.DataFrame, kept: tuple[str, ...] = LOSSES) -> bytes:
     """The losses.csv of one instance's committed rows (columns case and the committed
     losses ``kept``, rounded to float32 as committed, written as the float64 holding
     them): the bytes :func:`~delve_bench.run.store.csv_bytes` writes for that table
     (shortest round-trip floats, empty cells for NaN), formatted here with ``repr``,
     which is twice as fast as pandas' writer: every read of a committed instance hashes
     these bytes."""
-    cells = [[str(c) for c in rows["case"].to_numpy(dtype=np.int64).tolist()]]
+    cells = [[str(c) for c in np.asarray(rows["case"], dtype=np.int64).tolist()]]
     for c in kept:
         values = _float32(rows[c]).astype(np.float64).tolist()
         cells.append(["" if v != v else repr(v) for v in values])  # v != v: NaN
@@ -48,7 +56,7 @@ def packed_csv(rows: pd.DataFrame, kept: tuple[str, ...] = LOSSES) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-def packed_rows_sha(rows: pd.DataFrame, kept: tuple[str, ...] = LOSSES) -> str:
+def packed_rows_sha(rows: Rows | pd.DataFrame, kept: tuple[str, ...] = LOSSES) -> str:
     """sha256 of :func:`packed_csv` of ``rows``: what a meta line records as
     :data:`PACKED_SHA`, and what readers and ``study verify`` recompute from the
     committed Parquet file."""
@@ -64,17 +72,21 @@ class Packed:
     recorded hash before they are used."""
 
     metas: dict[tuple[int, int], dict]
-    losses: dict[tuple[int, int], pd.DataFrame]  # columns case, S, A, L
+    losses: dict[tuple[int, int], Rows]  # columns case, S, A, L
     source: Path | None = None
     kept: tuple[str, ...] = LOSSES
+    #: sha256 of what the checks read (:func:`read_packed`): the name under which a file
+    #: whose every instance passed is remembered (:mod:`.checked`)
+    content: str | None = None
     _checked: set[tuple[int, int]] = field(default_factory=set, repr=False)
 
-    def rows(self, key: tuple[int, int]) -> pd.DataFrame:
+    def rows(self, key: tuple[int, int]) -> Rows:
         """The loss rows of instance ``key`` (size, instance), checked (once) against the
         sha256 its meta line records (:data:`PACKED_SHA`): an edited committed value is
         one error naming the file and the instance, never a silently different analysis.
         A meta line without the hash (packed by an older delve-bench) is not checked;
-        ``delve study verify`` lists those."""
+        ``delve study verify`` lists those. When every instance of the file has passed,
+        the pass is remembered by :attr:`content` (:mod:`.checked`)."""
         df = self.losses[key]
         if key in self._checked or self.source is None:
             return df
@@ -86,6 +98,10 @@ class Packed:
                 "meta line records (edited or damaged; restore it from git)"
             )
         self._checked.add(key)
+        if self.content is not None and len(self._checked) == len(self.losses):
+            from .checked import remember_pass
+
+            remember_pass(self.content)
         return df
 
 
@@ -173,11 +189,57 @@ def read_packed(study_dir: Path, method: str, dataset: str, prototask: str) -> P
     if not out.metas:
         return out
     if lp.is_file():
-        df = read_losses(lp)
-        out.kept = df.attrs["kept"]
-        for (task, inst), g in df.groupby(["task", "instance"], sort=False):
-            out.losses[(_size_of(task), int(inst))] = g[["case", *LOSSES]].reset_index(drop=True)
+        cols = _loss_columns(lp)
+        out.kept = cols.kept
+        # each instance's rows in the order of first appearance (as pandas' groupby gives
+        # them), as views of columns sorted stably by instance: one pass over the file
+        pairs = np.stack([cols.task, cols.instance.astype(np.int64)], axis=1)
+        _, first, inverse = np.unique(pairs, axis=0, return_index=True, return_inverse=True)
+        rank = np.empty(len(first), dtype=np.int64)
+        rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+        group = rank[inverse.ravel()]
+        order = np.argsort(group, kind="stable")
+        columns = {"case": cols.case[order], **{c: v[order] for c, v in cols.losses.items()}}
+        starts = [0, *(np.flatnonzero(np.diff(group[order])) + 1).tolist()] if len(order) else []
+        bounds = [*starts, len(order)]
+        task, inst = cols.task[order], cols.instance[order]
+        keys = [(_size_of(cols.tasks[task[a]]), int(inst[a])) for a in bounds[:-1]]
+        for key, a, b in zip(keys, bounds[:-1], bounds[1:], strict=True):
+            out.losses[key] = {c: v[a:b] for c, v in columns.items()}
+        out.content = _content(out, keys, columns, bounds)
+        if out.content is not None:
+            from .checked import passed_before
+
+            if passed_before(out.content):
+                out._checked.update(out.losses)
     return out
+
+
+@functools.cache
+def _code() -> bytes | None:
+    """sha256 of this module's source, which formats and checks the rows (None where it
+    cannot be read: then nothing is remembered)."""
+    try:
+        return hashlib.sha256(Path(__file__).read_bytes()).digest()
+    except OSError:
+        return None
+
+
+def _content(p: Packed, keys: list[tuple[int, int]], rows: Rows, bounds: list[int]) -> str | None:
+    """sha256 of everything :meth:`Packed.rows` reads to check ``p``: the code, the
+    losses kept, each instance's key, recorded hash and number of rows, and the values
+    of the rows (``rows``: the rows of the instances ``keys``, cut at ``bounds``)."""
+    code = _code()
+    if code is None:
+        return None
+    h = hashlib.sha256(code)
+    h.update(repr(p.kept).encode())
+    for key, a, b in zip(keys, bounds[:-1], bounds[1:], strict=True):
+        h.update(repr((key, p.metas.get(key, {}).get(PACKED_SHA), b - a)).encode())
+    h.update(np.ascontiguousarray(rows["case"], dtype=np.int64).tobytes())
+    for c in p.kept:
+        h.update(np.ascontiguousarray(rows[c], dtype=np.float64).tobytes())
+    return h.hexdigest()
 
 
 def _pyarrow():
@@ -197,43 +259,103 @@ def packed_methods(study_dir: Path) -> list[str]:
     return sorted(p.name for p in base.iterdir() if p.is_dir()) if base.is_dir() else []
 
 
-def read_losses(path: str | Path) -> pd.DataFrame:
-    """A packed losses file as a DataFrame (``task, instance, case, S, A, L``; the losses
-    as float64 holding the committed float32 values, NaN for a loss not committed)."""
+@dataclass(frozen=True)
+class _LossColumns:
+    """A packed losses file, checked, as numpy columns: each row's task (an index into
+    ``tasks``), instance and case, and the losses S, A, L as float64 holding the committed
+    float32 values (NaN for a loss not committed); ``kept``: the committed losses."""
+
+    task: np.ndarray
+    tasks: list[str]
+    instance: np.ndarray
+    case: np.ndarray
+    losses: dict[str, np.ndarray]
+    kept: tuple[str, ...]
+
+
+def _loss_columns(path: str | Path) -> _LossColumns:
+    """Read and check a packed losses file (pyarrow to numpy: no DataFrame)."""
     pa, pq = _pyarrow()
     if not Path(path).is_file():
         raise DelveError(f"{path}: not a regular file")
     try:
-        md = pq.ParquetFile(path).metadata
+        pf = pq.ParquetFile(path)
+        md = pf.metadata
         size = sum(md.row_group(i).total_byte_size for i in range(md.num_row_groups))
         if md.num_rows > MAX_LOSS_ROWS or size > MAX_LOSS_BYTES:
             raise DelveError(
                 f"{path}: holds {md.num_rows} rows, {size // 2**20} MB uncompressed; more than "
                 "a losses file delve writes (restore it from git)"
             )
-        df = pq.read_table(path).to_pandas()
+        table = pf.read()  # pq.read_table goes through pyarrow.dataset, which loads pandas
+        cols = list(table.column_names)
+        losses = cols[3:]
+        if (
+            cols[:3] != LOSS_COLUMNS[:3]
+            or not losses
+            or losses != [c for c in LOSSES if c in losses]
+            or not all(_numbers(table.schema.field(c).type, pa) for c in cols[1:])
+            or any(table.column(c).null_count for c in cols[1:3])
+        ):
+            raise DelveError(
+                f"{path}: its columns must be task, instance, case and one or more of S, A, L "
+                "(numbers)"
+            )
+        task = table.column("task").combine_chunks().dictionary_encode()
+        tasks = [str(t) for t in task.dictionary.to_pylist()]
+        if task.null_count or not all(re.fullmatch(r".*std\.\d+", t) for t in tasks):
+            raise DelveError(f"{path}: a task name does not end in std.N")
+        n = table.num_rows
+        return _LossColumns(
+            task=_to_numpy(task.indices, pa, np.int64),
+            tasks=tasks,
+            instance=_to_numpy(table.column("instance"), pa, np.int64),
+            case=_to_numpy(table.column("case"), pa, np.int64),
+            losses={
+                c: _to_numpy(table.column(c), pa, np.float64) if c in losses else np.full(n, np.nan)
+                for c in LOSSES
+            },
+            kept=tuple(losses),  # the committed losses, which their hashes cover
+        )
     except (OSError, pa.ArrowException) as e:
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise DelveError(
             f"{path}: not a readable Parquet file ({msg}); restore it from git"
         ) from None
-    cols = list(df.columns)
-    losses = cols[3:]
-    if (
-        cols[:3] != LOSS_COLUMNS[:3]
-        or not losses
-        or losses != [c for c in LOSSES if c in losses]
-        or not all(pd.api.types.is_numeric_dtype(df[c]) for c in cols[1:])
-    ):
-        raise DelveError(
-            f"{path}: its columns must be task, instance, case and one or more of S, A, L (numbers)"
-        )
-    df.attrs["kept"] = tuple(losses)  # the committed losses, which their hashes cover
-    for c in LOSSES:
-        if c not in df:
-            df[c] = np.nan
-    if not df["task"].astype(str).str.fullmatch(r".*std\.\d+").all():
-        raise DelveError(f"{path}: a task name does not end in std.N")
-    for c in LOSSES:
-        df[c] = df[c].astype(np.float64)
+
+
+def _to_numpy(column, pa, dtype) -> np.ndarray:
+    """A numeric arrow column as a numpy array of ``dtype`` (a null as NaN), read from its
+    buffer: pyarrow's own ``to_numpy`` imports pandas, half a second."""
+    arr = column.combine_chunks() if hasattr(column, "combine_chunks") else column
+    arr = arr.cast(pa.from_numpy_dtype(dtype))
+    if arr.null_count:
+        import pyarrow.compute as pc
+
+        arr = pc.fill_null(arr, np.nan)
+    size = np.dtype(dtype).itemsize
+    return np.frombuffer(arr.buffers()[1], dtype=dtype, count=len(arr), offset=arr.offset * size)
+
+
+def _numbers(t, pa) -> bool:
+    """Whether arrow type ``t`` holds numbers (integers, floats or booleans)."""
+    return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t)
+
+
+def read_losses(path: str | Path) -> pd.DataFrame:
+    """A packed losses file as a DataFrame (``task, instance, case, S, A, L``; the losses
+    as float64 holding the committed float32 values, NaN for a loss not committed;
+    ``attrs["kept"]``: the committed losses)."""
+    import pandas as pd
+
+    cols = _loss_columns(path)
+    df = pd.DataFrame(
+        {
+            "task": np.asarray(cols.tasks, dtype=object)[cols.task],
+            "instance": cols.instance,
+            "case": cols.case,
+            **cols.losses,
+        }
+    )
+    df.attrs["kept"] = cols.kept
     return df

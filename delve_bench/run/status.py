@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 
 from ..errors import DelveError
 from ..methods.registry import method_names, split_fraction
-from ..tasks.instances import task_layout
-from ..tasks.names import resolve_tasks
+from ..tasks.instances import TaskLayout, task_layout
+from ..tasks.names import TaskRef, resolve_tasks
 from ..tasks.spec import prototask_spec
 from ..workspace import WorkspaceDirs
 from .sources import method_tasks, reference_methods
@@ -43,8 +43,13 @@ class StatusRow:
         return d
 
 
-def result_status(ws: WorkspaceDirs, names: list[str]) -> list[StatusRow]:
-    """One row per (method, task): instance numbers by state and the recorded errors."""
+def result_status(
+    ws: WorkspaceDirs, names: list[str], layouts: dict[TaskRef, TaskLayout] | None = None
+) -> list[StatusRow]:
+    """One row per (method, task): instance numbers by state and the recorded errors.
+    ``layouts``: task -> layout, read here where missing and kept (a caller asking about
+    several methods reads each task's index files once)."""
+    layouts = {} if layouts is None else layouts
     known = set(method_names(ws))
     methods = [n for n in names[:1] if split_fraction(n)[0] in known]
     tasks = names[len(methods) :]
@@ -55,10 +60,13 @@ def result_status(ws: WorkspaceDirs, names: list[str]) -> list[StatusRow]:
     for m in methods:
         refs = resolve_tasks(ws, tasks) if tasks else method_tasks(ws, m)
         for ref in refs:
-            try:
-                layout = task_layout(ws, prototask_spec(ws, ref.dataset, ref.prototask), ref.size)
-            except DelveError:
-                continue
+            if ref not in layouts:
+                try:
+                    proto = prototask_spec(ws, ref.dataset, ref.prototask)
+                    layouts[ref] = task_layout(ws, proto, ref.size)
+                except DelveError:
+                    continue
+            layout = layouts[ref]
             row = StatusRow(method=m, task=ref.full_name)
             for st in task_instances(ws, m, ref, layout):
                 getattr(row, "done" if st.state == "ok" else st.state).append(st.index)

@@ -41,8 +41,13 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
+def task_dir(ws: WorkspaceDirs, method: str, ref: TaskRef) -> Path:
+    """The folder of the instance directories of ``method`` on task ``ref``."""
+    return ws.results / method / ref.dataset / ref.prototask / ref.name
+
+
 def result_dir(ws: WorkspaceDirs, method: str, ref: TaskRef, instance: int) -> Path:
-    return ws.results / method / ref.dataset / ref.prototask / ref.name / str(instance)
+    return task_dir(ws, method, ref) / str(instance)
 
 
 def staging_dir(d: Path) -> Path:
@@ -504,7 +509,7 @@ def _unlink_quietly(path: Path) -> None:
 
 def task_locks(ws: WorkspaceDirs, method: str, ref: TaskRef) -> dict[int, LockInfo]:
     """The lock files of ``method``'s instances on a task: instance -> holder."""
-    base = ws.results / method / ref.dataset / ref.prototask / ref.name
+    base = task_dir(ws, method, ref)
     out = {}
     for p in base.glob(".*.lock"):
         idx = p.name[1 : -len(".lock")]
@@ -537,17 +542,17 @@ def read_instance(
 def instance_result(
     where: str,
     instance: int,
-    case_text: np.ndarray,
+    cases: np.ndarray,
     columns: dict[str, np.ndarray],
     test_cases: np.ndarray,
     losses: tuple[str, ...],
     meta: dict,
 ) -> InstanceResult:
-    """One instance's losses (case numbers as text, shape (t,); each loss column as
-    floats, shape (t,)), checked and put in test-set order. ``where`` names it in errors
-    (a file, or a study's packed file and instance)."""
+    """One instance's losses (case numbers as text or numbers, shape (t,); each loss
+    column as floats, shape (t,)), checked and put in test-set order. ``where`` names it
+    in errors (a file, or a study's packed file and instance)."""
     path = Path(where)
-    cases = _checked_losses(path, case_text, columns)
+    cases = _checked_losses(path, cases, columns)
     if len(cases) != len(test_cases) or not np.array_equal(np.sort(cases), np.sort(test_cases)):
         raise DelveError(
             f"{where}: its cases are not the test set of this instance "
@@ -610,20 +615,24 @@ def _losses_table(path: Path, losses: tuple[str, ...]) -> tuple[np.ndarray, dict
 _NON_NEGATIVE = {"S": 0.0, "A": 0.0, "Z": 0.0, "Q": -1e-9}
 
 
-def _checked_losses(
-    path: Path, case_text: np.ndarray, columns: dict[str, np.ndarray]
-) -> np.ndarray:
-    """The case numbers of a losses table (:func:`_losses_table`), after checking what the
-    writer guarantees: case numbers are non-negative integers; a loss column is empty on
+def _checked_losses(path: Path, cases: np.ndarray, columns: dict[str, np.ndarray]) -> np.ndarray:
+    """The case numbers of a losses table (:func:`_losses_table`; ``cases`` as text, or as
+    the numbers of a packed file), after checking what the writer guarantees: case
+    numbers are non-negative integers (of at most 18 digits); a loss column is empty on
     every line (the method has no such loss) or finite on every line; S, A, Z and Q are
     not negative. A violation is one error naming the file, its line and the value."""
-    length = np.char.str_len(case_text)
-    ok = np.char.isdigit(case_text) & (length >= 1) & (length <= 18)
-    if not ok.all():
-        k = int(np.argmin(ok))
-        v = str(case_text[k])
-        shown = repr(v) if v else "an empty (or NaN) cell"
-        raise DelveError(f"{path}, line {k + 2}: {shown} is not a case number")
+    if cases.dtype.kind in "iu" and np.all((cases >= 0) & (cases < 10**18)):
+        numbers = cases.astype(np.int64)  # what their text would pass, without the text
+    else:
+        case_text = cases.astype(str)
+        length = np.char.str_len(case_text)
+        ok = np.char.isdigit(case_text) & (length >= 1) & (length <= 18)
+        if not ok.all():
+            k = int(np.argmin(ok))
+            v = str(case_text[k])
+            shown = repr(v) if v else "an empty (or NaN) cell"
+            raise DelveError(f"{path}, line {k + 2}: {shown} is not a case number")
+        numbers = case_text.astype(np.int64)
     for loss, col in columns.items():
         nan = np.isnan(col)
         if nan.all():
@@ -637,7 +646,7 @@ def _checked_losses(
                 + (" non-negative" if loss in _NON_NEGATIVE else "")
                 + " number on every line (or empty on every line)"
             )
-    return case_text.astype(np.int64)
+    return numbers
 
 
 @dataclass(frozen=True)
@@ -784,15 +793,14 @@ def read_recorded(ws: WorkspaceDirs, method: str, ref: TaskRef, layout, st: Inst
         return read_instance(result_dir(ws, method, ref, st.index), test, losses)
     # packed columns are S, A, L (run.packed.LOSSES): the task's losses in that order; the rows are checked
     # against the hash their meta line records before they are used
-    df = packed(sd, method, ref.dataset, ref.prototask).rows((ref.size, st.index))
-    case_text = df["case"].to_numpy().astype(str)
+    rows = packed(sd, method, ref.dataset, ref.prototask).rows((ref.size, st.index))
     columns = {
-        loss: df[col].to_numpy(dtype=float)
+        loss: np.asarray(rows[col], dtype=float)
         for loss, col in zip(losses, REGRESSION_LOSSES, strict=True)
     }
     study = ws.reference.name if ws.reference else "?"
     where = f"study {study}: {method} on {ref.full_name} #{st.index}"
-    return instance_result(where, st.index, case_text, columns, test, losses, st.meta or {})
+    return instance_result(where, st.index, rows["case"], columns, test, losses, st.meta or {})
 
 
 def stale_note(ws: WorkspaceDirs, method: str, ref: TaskRef, layout) -> str:

@@ -22,6 +22,7 @@ cases and their test cases must fit (hierarchical: I (n + J) <= N; 2-way: I n + 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -128,7 +129,10 @@ def power(
     return float(np.mean(p < _critical(vc, I, J, alpha)))
 
 
+@functools.lru_cache(maxsize=256)
 def _critical(vc: VarianceComponents, I: int, J: int, alpha: float) -> float:
+    """:func:`.level.critical_p` (two simulations of the null), once per design: it does
+    not depend on the difference, whose power a root finder asks for many times."""
     from .level import critical_p
 
     return critical_p(vc, I, J, alpha)

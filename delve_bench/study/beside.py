@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DelveError
+from ..run.packed import packed_methods
 from ..tasks.names import TaskRef
 from ..workspace import Reference, WorkspaceDirs, builtin_root
-from .pack import packed_methods
 from .spec import Instances, Study, instances_at, load_study, study_path
 
 

@@ -115,7 +115,7 @@ def _encode(
                 {
                     "task": f"{dataset}/{prototask}/std.{k[0]}",
                     "instance": k[1],
-                    "case": df["case"].to_numpy(),
+                    "case": np.asarray(df["case"]),
                     **{c: _float32(df[c]) for c in kept},
                 }
             )
@@ -185,7 +185,8 @@ def _runs_entries(runs: Path, method: str, dataset: str, prototask: str) -> Pack
                 continue
             if sha256_bytes(data) != meta.get("losses_sha256"):
                 continue
-            out.losses[key] = pd.read_csv(io.BytesIO(data))
+            frame = pd.read_csv(io.BytesIO(data))
+            out.losses[key] = {c: frame[c].to_numpy() for c in frame.columns}
         out.metas[key] = committed_meta(meta)
     return out
 

@@ -5,6 +5,7 @@ folded into the runs of their method."""
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -12,14 +13,15 @@ from pathlib import Path
 
 from ..methods.registry import fraction_name, method_spec
 from ..run import plan_jobs, run_jobs
-from ..run.job import Fingerprints, Job, Outcome, fingerprints
+from ..run.job import Fingerprints, Job, Outcome, fingerprints, instance_fields
+from ..run.packed import packed_metas
 from ..run.provenance import describe_difference
 from ..run.runner import outdated_fields
-from ..run.store import instance_state, read_meta, result_dir
+from ..run.store import instance_state, read_meta, task_dir
 from ..tasks.instances import task_layout
+from ..tasks.names import TaskRef
 from ..tasks.spec import prototask_spec
 from ..workspace import WorkspaceDirs
-from .pack import pack, packed_metas
 from .spec import MethodPlan, Study
 
 
@@ -139,49 +141,68 @@ class StudyRunSummary:
 
 @dataclass
 class _States:
-    """What :func:`_state` reads once per study: packed metas, hard limits, and the
-    fingerprint maker of each (result name, task, plan) -- whose method, budget and
-    prototask fields are the same for every instance, so they are computed once."""
+    """What :func:`_states` reads once per study: packed metas (one pass over each file),
+    hard limits, the task fields of each instance (shared by every method on its task)
+    and the fingerprint maker of each (result name, task, plan) -- whose method, budget
+    and prototask fields are the same for every instance, so they are computed once."""
 
     packed: dict = field(default_factory=dict)
     limits: dict = field(default_factory=dict)
+    tasks: dict[TaskRef, Fingerprints] = field(default_factory=dict)
     fingerprints: dict[tuple, Fingerprints] = field(default_factory=dict)
 
 
-def _state(
-    study_dir, sws: WorkspaceDirs, plan: MethodPlan, job: Job, cache: _States
-) -> tuple[str, dict, str]:
-    """(state, meta, why stale) of one job's result, from the working store, else from the
-    packed files. ``stale``: an ``ok`` or ``failed`` result that ``delve run`` with the
-    plan's options would redo (:func:`~delve_bench.run.runner.outdated_fields`)."""
-    d = result_dir(sws, job.method, job.ref, job.instance)
-    st = instance_state(d)
-    meta: dict | None
-    if st in ("ok", "failed"):
-        meta = read_meta(d) or {}
-    else:
-        ref = job.ref
-        key = (job.method, ref.dataset, ref.prototask)
-        if key not in cache.packed:
-            cache.packed[key] = packed_metas(study_dir, job.method, ref.dataset, ref.prototask)
-        meta = cache.packed[key].get((ref.size, job.instance))
-        if meta is None:
-            return "missing", {}, ""
-        st = "ok" if meta.get("status") == "ok" else "failed"
+def _states(
+    study_dir: Path,
+    sws: WorkspaceDirs,
+    plan: MethodPlan,
+    name: str,
+    ref: TaskRef,
+    indices: Sequence[int],
+    cache: _States,
+) -> list[tuple[str, dict, str]]:
+    """(state, meta, why stale) of the results of ``name`` on instances ``indices`` of task
+    ``ref``: from the working store, else from the packed files. ``stale``: an ``ok`` or
+    ``failed`` result that ``delve run`` with the plan's options would redo
+    (:func:`~delve_bench.run.runner.outdated_fields`). Per task, not per instance: the
+    working store is looked into only where it has the task's folder, and the packed
+    metas and the fingerprint fields are read once."""
     options = plan.options()
-    fkey = (job.method, job.ref, plan.name)
-    if fkey not in cache.fingerprints:
-        cache.fingerprints[fkey] = fingerprints(sws, job.method, job.ref, options)
-    now = cache.fingerprints[fkey](job.instance)
+    stored = task_dir(sws, name, ref)
+    in_store = stored.is_dir()  # a committed study has no working store: no stat per instance
+    key = (name, ref.dataset, ref.prototask)
+    fkey = (name, ref, plan.name)
     limits = cache.limits.setdefault(plan.name, {})
-    fields = outdated_fields(sws, job, options, st, meta, limits, now)
-    if not fields:
-        return st, meta, ""
-    if any(f.endswith("hard_limit_s") for f in fields):
-        why = "failed under other hard limits"
-    else:
-        why = describe_difference(meta.get("fingerprint"), now, fields)
-    return "stale", meta, why
+    out: list[tuple[str, dict, str]] = []
+    for i in indices:
+        st = "missing"
+        if in_store:
+            d = stored / str(i)
+            st = instance_state(d)
+        meta: dict | None
+        if st in ("ok", "failed"):
+            meta = read_meta(d) or {}
+        else:
+            if key not in cache.packed:
+                cache.packed[key] = packed_metas(study_dir, name, ref.dataset, ref.prototask)
+            meta = cache.packed[key].get((ref.size, i))
+            if meta is None:
+                out.append(("missing", {}, ""))
+                continue
+            st = "ok" if meta.get("status") == "ok" else "failed"
+        if fkey not in cache.fingerprints:
+            if ref not in cache.tasks:
+                cache.tasks[ref] = functools.cache(instance_fields(sws, ref))
+            cache.fingerprints[fkey] = fingerprints(sws, name, ref, options, task=cache.tasks[ref])
+        now = cache.fingerprints[fkey](i)
+        fields = outdated_fields(sws, Job(name, ref, i), options, st, meta, limits, now)
+        if not fields:
+            out.append((st, meta, ""))
+        elif any(f.endswith("hard_limit_s") for f in fields):
+            out.append(("stale", meta, "failed under other hard limits"))
+        else:
+            out.append(("stale", meta, describe_difference(meta.get("fingerprint"), now, fields)))
+    return out
 
 
 def estimate(plan: MethodPlan, spec, n: int, measured: dict[int, list[float]]) -> float | None:
@@ -229,28 +250,25 @@ def study_progress(ws: WorkspaceDirs, study: Study) -> list[Progress]:
                     proto = prototask_spec(ws, ref.dataset, ref.prototask)
                     layouts[ref] = task_layout(ws, proto, ref.size)
                 layout = layouts[ref]
-                selected = set(plan.selected(ref, [i.index for i in layout.instances]))
-                for inst in layout.instances:
-                    if inst.index not in selected:
-                        continue
-                    st, meta, why = _state(study_dir, sws, plan, Job(name, ref, inst.index), cache)
+                selected = plan.selected(ref, [i.index for i in layout.instances])
+                states = _states(study_dir, sws, plan, name, ref, selected, cache)
+                n_train = {inst.index: len(inst.train) for inst in layout.instances}
+                for i, (st, meta, why) in zip(selected, states, strict=True):
                     if st == "stale":
                         pr.stale += 1
-                        pr.stale_reasons.append(f"{ref.full_name} #{inst.index}: {why}")
-                        missing_sizes.append(len(inst.train))
+                        pr.stale_reasons.append(f"{ref.full_name} #{i}: {why}")
+                        missing_sizes.append(n_train[i])
                     elif st == "ok":
                         pr.done += 1
                         cpu = float(meta.get("cpu_seconds") or 0.0)
                         pr.cpu_done += cpu
-                        measured.setdefault(len(inst.train), []).append(cpu)
+                        measured.setdefault(n_train[i], []).append(cpu)
                     elif st == "failed":
                         pr.failed += 1
-                        pr.failures.append(
-                            f"{ref.full_name} #{inst.index}: {meta.get('error', '?')}"
-                        )
+                        pr.failures.append(f"{ref.full_name} #{i}: {meta.get('error', '?')}")
                     else:
                         pr.missing += 1
-                        missing_sizes.append(len(inst.train))
+                        missing_sizes.append(n_train[i])
             if name == plan.name:
                 for n in missing_sizes:
                     e = estimate(plan, spec, n, measured)
@@ -319,15 +337,15 @@ def study_jobs(
         # unless they are stale (made under other settings: redone, as `delve run` does)
         keep = []
         for j in todo:
-            st = _state(study_dir, sws, plan, Job(j.method, j.ref, j.instance), cache)[0]
+            ((st, _, _),) = _states(study_dir, sws, plan, j.method, j.ref, [j.instance], cache)
             if st in ("missing", "stale") or (st == "failed" and retry_failed):
                 keep.append(j)
                 continue
             for f in j.snapshots:  # the method is packed, a snapshot is not: a short run
                 name = fraction_name(j.method, f)
-                snap = Job(name, j.ref, j.instance)
-                if _state(study_dir, sws, plan, snap, cache)[0] in ("missing", "stale"):
-                    keep.append(snap)
+                ((st, _, _),) = _states(study_dir, sws, plan, name, j.ref, [j.instance], cache)
+                if st in ("missing", "stale"):
+                    keep.append(Job(name, j.ref, j.instance))
         out.append((plan, keep))
     return out
 
@@ -350,6 +368,8 @@ def run_study(
     sws = study.workspace(ws)
     study_dir = ws.root / study.results
     groups = study_jobs(ws, study, retry_failed, methods, tasks)
+    from .pack import pack  # pandas and pyarrow: only a run packs
+
     outcomes: list[Outcome] = []
     for plan, jobs in groups:
         if on_group is not None:

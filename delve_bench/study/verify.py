@@ -153,9 +153,9 @@ def _cheapest(ws: WorkspaceDirs, study: Study, plan: MethodPlan, name: str):
 
 def _aligned(new, committed):
     """The rerun's losses in the committed rows' case order (None if the cases differ)."""
-    if len(new) != len(committed) or set(new["case"]) != set(committed["case"]):
+    if len(new) != len(committed["case"]) or set(new["case"]) != set(committed["case"]):
         return None
-    return new.set_index("case").loc[committed["case"].to_numpy()].reset_index()
+    return new.set_index("case").loc[np.asarray(committed["case"])].reset_index()
 
 
 def _largest_difference(new, committed, kept=LOSSES) -> tuple[float, str]:
@@ -166,7 +166,7 @@ def _largest_difference(new, committed, kept=LOSSES) -> tuple[float, str]:
         return np.inf, "its test cases differ from the committed rows"
     worst = 0.0
     for col in kept:
-        a, b = new[col].to_numpy(float), committed[col].to_numpy(float)
+        a, b = new[col].to_numpy(float), np.asarray(committed[col], dtype=float)
         if np.isnan(a).all() and np.isnan(b).all():
             continue
         if np.isnan(a).any() != np.isnan(b).any():
@@ -336,7 +336,7 @@ def _check_statistical(ws, study, plan, alpha: float, margin: float) -> Check:
                 ok=False,
                 detail=f"{where}: its test cases differ from the committed rows",
             )
-        new_s, old_s = new["S"].to_numpy(float), committed["S"].to_numpy(float)
+        new_s, old_s = new["S"].to_numpy(float), np.asarray(committed["S"], dtype=float)
         # H0: the rerun is no worse than the committed loss plus the margin
         excess = new_s - (1.0 + margin) * old_s
         res = stats.ttest_1samp(excess, 0.0, alternative="greater")

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from delve_bench.errors import DelveError
-from delve_bench.run.store import read_instance
+from delve_bench.run.store import instance_result, read_instance
 
 GOOD = "case,S,A,L\n3,0.5,0.7,1.2\n1,0.25,0.5,-0.4\n2,1e-3,0.03,0.9\n"
 
@@ -52,6 +52,28 @@ def test_garbage_in_losses_is_one_error_naming_the_line(tmp_path, last, message)
     with pytest.raises(DelveError) as e:
         _read(tmp_path, text)
     assert message in str(e.value) and "losses.csv" in str(e.value)
+
+
+def _packed(cases: np.ndarray):
+    columns = {"S": np.array([0.5, 0.25, 1e-3])}
+    return instance_result("study s: m on t #0", 0, cases, columns, np.array([1, 2, 3]), ("S",), {})
+
+
+@pytest.mark.parametrize(
+    "cases, message",
+    [
+        (np.array([3, 1, -2]), "line 4: '-2' is not a case number"),
+        (np.array([3, 1, 10**18]), f"line 4: '{10**18}' is not a case number"),
+        (np.array([3.0, 1.0, 2.0]), "line 2: '3.0' is not a case number"),
+    ],
+)
+def test_the_case_numbers_of_a_packed_file_are_checked_as_their_text_is(cases, message):
+    """A packed file's cases are numbers: those whose text passes are taken without making
+    the text, any other is named as the text of a losses.csv would be."""
+    with pytest.raises(DelveError, match=message):
+        _packed(cases)
+    numbers, text = _packed(np.array([3, 1, 2])), _packed(np.array(["3", "1", "2"]))
+    assert numbers.losses["S"].tolist() == text.losses["S"].tolist() == [0.25, 1e-3, 0.5]
 
 
 def test_classification_losses_are_checked_too(tmp_path):

@@ -3,6 +3,7 @@ the whole cycle run -> status -> report -> report --check -> verify on a small s
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import lzma
 import math
@@ -520,6 +521,65 @@ def test_packed_results_made_under_other_settings_are_stale_in_a_study(tmp_path)
     assert row.stale == 8 and "fingerprint: none recorded" in row.stale_reasons[0]
 
 
+def test_study_status_tells_each_state_of_packed_and_working_results(tmp_path):
+    """Status reads a task's results in one pass (packed metas, fingerprints per task):
+    each instance keeps its own state -- done, failed, failed under other hard limits or
+    made under other settings (stale, with why), missing -- and a result in the working
+    store is taken before the packed one of the same instance."""
+    from delve_bench.run.job import Job, expected_fingerprint, hard_limits
+    from delve_bench.run.store import csv_bytes, result_dir, sha256_bytes
+    from delve_bench.study.pack import packed_paths
+    from delve_bench.study.run import study_jobs, study_progress
+
+    ws = _study(tmp_path, STALE.format(ts=0.001))
+    st = load_study(ws, "s")
+    plan, sws = st.methods[0], st.workspace(ws)
+    (ref,) = st.method_refs(ws, plan)
+    other = dataclasses.replace(plan.options(), time_scale=0.002)  # instance 6's settings
+
+    def meta(i: int, status: str, options=plan.options()) -> dict:
+        job = Job("mlp-ese-1", ref, i)
+        return {
+            "task": ref.full_name,
+            "instance": i,
+            "status": status,
+            "cpu_seconds": 2.0,
+            "fingerprint": expected_fingerprint(sws, job, options),
+            "limits": hard_limits(sws, job, options).describe(),
+        }
+
+    lines = [meta(i, "ok") for i in range(4)] + [meta(4, "failed") | {"error": "E: boom"}]
+    lines.append(meta(5, "failed") | {"limits": {"cpu_hard_limit_s": 1.0}, "error": "E: slow"})
+    lines.append(meta(6, "ok", other))  # instance 7: none
+    _, mp = packed_paths(ws.root / st.results, "mlp-ese-1", "kin-8nm", "dist")
+    mp.parent.mkdir(parents=True)
+    mp.write_bytes(lzma.compress("".join(json.dumps(m) + "\n" for m in lines).encode()))
+    d = result_dir(sws, "mlp-ese-1", ref, 0)  # the working store's failure replaces it
+    d.mkdir(parents=True)
+    (d / "meta.json").write_text(json.dumps(meta(0, "failed") | {"error": "E: store"}))
+
+    (row,) = study_progress(ws, st)
+    assert (row.done, row.failed, row.stale, row.missing) == (3, 2, 2, 1)
+    assert row.cpu_done == 6.0
+    assert row.failures == [f"{ref.full_name} #0: E: store", f"{ref.full_name} #4: E: boom"]
+    assert row.stale_reasons == [
+        f"{ref.full_name} #5: failed under other hard limits",
+        f"{ref.full_name} #6: budget.time_scale: 0.002 -> 0.001; budget.allowance: 0.24 -> 0.12",
+    ]
+    for retry, redone in ((False, [5, 6, 7]), (True, [0, 4, 5, 6, 7])):
+        ((_, jobs),) = study_jobs(ws, st, retry_failed=retry)
+        assert sorted(j.instance for j in jobs) == redone
+
+    # a finished result in the working store counts as done, whatever is packed
+    losses = csv_bytes(pd.DataFrame({"case": [0], "S": [1.0], "A": [1.0], "L": [np.nan]}))
+    (d / "losses.csv").write_bytes(losses)
+    (d / "predictions.csv").write_text("case,mean\n0,1\n")
+    done = meta(0, "ok") | {"losses_sha256": sha256_bytes(losses), "cpu_seconds": 5.0}
+    (d / "meta.json").write_text(json.dumps(done))
+    (row,) = study_progress(ws, st)
+    assert (row.done, row.failed, row.cpu_done) == (4, 1, 11.0)
+
+
 @pytest.mark.parametrize(
     "which, data, message",
     [
@@ -557,7 +617,7 @@ def test_the_modern_study_is_sized_to_about_eight_cpu_hours(tmp_path):
     assert sum(r.cpu_left for r in rows) / 3600 == pytest.approx(8, rel=0.1)
 
 
-def test_committed_rows_hash_to_their_recorded_sha256_with_the_fast_writer():
+def test_committed_rows_hash_to_their_recorded_sha256_with_the_fast_writer(tmp_path, monkeypatch):
     """Every read of a committed instance hashes the losses.csv its rows make
     (run.packed.packed_csv, written with repr for speed): its bytes are those of the
     pandas writer every losses.csv has (store.csv_bytes), and every committed smoke
@@ -579,7 +639,9 @@ def test_committed_rows_hash_to_their_recorded_sha256_with_the_fast_writer():
             assert p.rows(key) is p.losses[key] and PACKED_SHA in p.metas[key]
             checked += 1
     assert checked == 32
+    # a cache that has not seen the file: one that has skips the check (run.checked)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     p = read_packed(REPO / "results" / "smoke", "lin-1", "kin-8nm", "dist")
-    p.losses[(128, 5)].loc[0, "S"] *= 1.001  # as an edited file reads
+    p.losses[(128, 5)]["S"][0] *= 1.001  # as an edited file reads
     with pytest.raises(DelveError, match=r"kin-8nm-dist.parquet: kin-8nm/dist/std.128 #5: its"):
         p.rows((128, 5))
