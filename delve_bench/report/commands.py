@@ -35,13 +35,17 @@ def _no_tests(res: CheckResult) -> str:
     return "No test was run: nothing could be compared."
 
 
+def _tests(n: int) -> str:
+    return "1 test" if n == 1 else f"the {n} tests"
+
+
 def format_check(res: CheckResult) -> str:
     """``delve check``: one row per method, task and loss, the counts and the verdict."""
     tests = sum(r.p is not None for r in res.rows)
     how = (
         f" with the design's paired test; worse: more than the margin ({100 * res.margin:g} "
         f"% of the baseline's loss; L: {res.margin:g} nats) with Holm-adjusted p < "
-        f"{res.alpha:g} over the {tests} tests."
+        f"{res.alpha:g} over {_tests(tests)}."
         if tests
         else f". {_no_tests(res)}"
     )

@@ -86,10 +86,12 @@ def calibrated_p(vc, I: int, J: int, p: float) -> float:
     return float((np.sum(null <= p) + 1) / (len(null) + 1))
 
 
-def level_fields(vc, I: int, J: int, p: float | None, alpha: float = ALPHA) -> dict:
+def level_fields(vc, I: int, J: int, p: float | None) -> dict:
     """What a 2-way comparison states about its test: the quasi-F's level at the
     estimated components, whether that is liberal, the size-corrected threshold, the
-    calibrated p and the decision at ``alpha`` it leads to."""
+    calibrated p and the decision at the 5 % level it leads to (the fields are named for
+    that level, ``significant_5pc``, so the level is not a parameter)."""
+    alpha = ALPHA
     rate = null_rate(vc, I, J, alpha)
     liberal = rate > liberal_bound(alpha)
     crit = critical_p(vc, I, J, alpha) if liberal else alpha

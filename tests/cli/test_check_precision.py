@@ -70,7 +70,7 @@ def test_a_change_beyond_the_rounding_is_tested(current):
     res = check(current)
     assert [(r.loss, r.status, f"{r.change:.6g}") for r in res.rows] == [("S", "changed", "1e-06")]
     text = format_check(res)
-    assert "with Holm-adjusted p < 0.05 over the 1 tests. Losses standardised." in text
+    assert "with Holm-adjusted p < 0.05 over 1 test. Losses standardised." in text
     assert text.splitlines()[-1] == "ok: 1 changed"
 
 
