@@ -23,6 +23,23 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.slow)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _own_user_cache(tmp_path_factory):
+    """The suite's own ``$XDG_CACHE_HOME``: what `delve` remembers in the user's cache (the
+    committed files that passed their check, fetched data) is written to a scratch folder,
+    never to the cache of the user running the tests, and no test leans on what an
+    earlier run left there (the suite passes on a fresh machine's empty cache). The
+    variable is inherited by the `delve` subprocesses; tests that need another cache set
+    their own."""
+    old = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("user-cache"))
+    yield
+    if old is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = old
+
+
 @pytest.fixture
 def ws(tmp_path):
     """An empty workspace: built-in specs, results written under tmp_path."""
