@@ -10,7 +10,6 @@ exact median instead, by bisection on the mixture CDF, for all test cases at onc
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import ndtr
 
 #: draws per component in the thesis' Monte Carlo median (MEDIANSSIZE)
 MEDIAN_DRAWS = 11
@@ -24,6 +23,10 @@ def mixture_median(
     ``means``, ``vars``: (cases, K). Bisection between the smallest and largest component
     medians (the mixture median always lies there); 64 halvings reach float precision.
     """
+    # here, not at the top: the gp and mlp plugins import this module, and `delve study
+    # status` imports them (to ask about anytime methods) without ever taking a median
+    from scipy.special import ndtr
+
     means = np.asarray(means, dtype=float)
     sd = np.sqrt(np.asarray(vars, dtype=float))
     K = means.shape[1]

@@ -23,9 +23,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import blas, lapack, solve_triangular
 
 from ...numerics.distance import sq_distances
+
+# scipy.linalg (0.2 s to import) is imported by the functions that use it, not here:
+# `delve study status` and `compare` import this module only to ask whether gp-mc-1 is an
+# anytime method (the study file's snapshots), and never fit a GP
 
 LOG2PI = float(np.log(2 * np.pi))
 
@@ -94,6 +97,8 @@ def _gram(Z: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``Z Z'`` by a plain ``gemm`` (Fortran-ordered result, into ``out`` (n, n) if given,
     which must be Fortran-ordered). numpy's ``Z @ Z.T`` takes the ``syrk`` path, several
     times slower for the few columns (inputs) we have."""
+    from scipy.linalg import blas
+
     if out is None:
         return blas.dgemm(1.0, Z, Z, trans_b=1)
     return blas.dgemm(1.0, Z, Z, trans_b=1, c=out, overwrite_c=1)
@@ -155,6 +160,8 @@ class GPObjective:
         return Q, K1
 
     def __call__(self, theta: np.ndarray):
+        from scipy.linalg import lapack
+
         self.evals += 1
         theta = np.asarray(theta, dtype=float)
         nan = np.full(len(theta), np.nan)
@@ -194,6 +201,8 @@ class GPObjective:
         ``dQ/dlog w_k = -1/2 w_k (x_pk - x_qk)^2 K1`` and
         ``sum_pq A_pq (x_pk - x_qk)^2 = X2'(A1) + X2'(A'1) - 2 sum_p x_pk (A X)_pk``,
         so every derivative comes from a few matrix-vector and n-by-(m+1) products."""
+        from scipy.linalg import lapack
+
         X, X2, m = self.X, self.X2, self.m
         Ql, info = lapack.dpotri(L, lower=1, overwrite_c=1)  # lower triangle of Q^-1
         if info != 0:
@@ -237,6 +246,8 @@ class Posterior:
     def fit(cls, X: np.ndarray, t: np.ndarray, theta: np.ndarray) -> Posterior:
         """Factorise Q at ``theta``; raises ``numpy.linalg.LinAlgError`` if Q is not
         positive definite (cannot happen at a point where the objective was finite)."""
+        from scipy.linalg import lapack
+
         obj = GPObjective(X, t)
         h = Hyper.from_theta(theta)
         Q, _ = obj.covariance(h)
@@ -250,6 +261,8 @@ class Posterior:
         """Predictive mean and variance of the *noisy* target (the C ``pred()`` includes
         r^2, which the L loss needs): ``mu = g' Q^-1 t``,
         ``s^2 = C(x, x) + r^2 - g' Q^-1 g`` with ``g_p = C(x, x_p)``."""
+        from scipy.linalg import solve_triangular
+
         h = self.h
         Xt = np.asarray(Xt, dtype=float)
         sw = np.sqrt(h.w)
