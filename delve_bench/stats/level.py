@@ -58,10 +58,23 @@ def null_rate(vc, I: int, J: int, alpha: float = ALPHA) -> float:
 
 
 def liberal_bound(alpha: float, n: int = SIMULATIONS) -> float:
-    """The largest rate an exact test of level alpha shows in n studies (99.9 %)."""
-    from scipy import stats as sps
+    """The largest rate an exact test of level alpha shows in n studies (99.9 %).
 
-    return float(sps.binom.interval(CONFIDENCE, n, alpha)[1]) / n
+    The upper end of the central binomial interval, as scipy.stats.binom.interval gives
+    it: the smallest count k with P(X <= k) >= (1 + confidence) / 2, by bisection on the
+    binomial CDF (scipy.special's bdtr; scipy.stats takes 0.7 s to import, a compare
+    needs nothing else from it)."""
+    from scipy.special import bdtr
+
+    q = (1 + CONFIDENCE) / 2
+    below, k = -1, n  # P(X <= below) < q <= P(X <= k)
+    while k - below > 1:
+        mid = (below + k) // 2
+        if bdtr(mid, n, alpha) >= q:
+            k = mid
+        else:
+            below = mid
+    return k / n
 
 
 def is_liberal(vc, I: int, J: int, alpha: float = ALPHA) -> bool:

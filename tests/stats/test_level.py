@@ -62,9 +62,15 @@ def test_the_calibrated_p_is_a_null_probability():
     assert calibrated_p(vc, 2, 100, 1.0) == pytest.approx(1.0)
     assert calibrated_p(vc, 2, 100, 0.0) == pytest.approx(1 / (SIMULATIONS + 1))
     assert calibrated_p(vc, 2, 100, 0.05) == pytest.approx(null_rate(vc, 2, 100), abs=1e-3)
-    assert liberal_bound(0.05) == pytest.approx(
-        sps.binom.interval(0.999, SIMULATIONS, 0.05)[1] / SIMULATIONS
-    )
+    assert liberal_bound(0.05) == sps.binom.interval(0.999, SIMULATIONS, 0.05)[1] / SIMULATIONS
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 100, 2000, SIMULATIONS, 100_000])
+def test_the_liberal_bound_is_scipys_binomial_interval(n):
+    """The bisection on scipy.special's binomial CDF gives the upper end of
+    scipy.stats.binom.interval exactly, at every level and number of studies."""
+    for alpha in (0.001, 0.01, 0.025, 0.05, 0.1, 0.2, 0.5, 0.9):
+        assert liberal_bound(alpha, n) == sps.binom.interval(0.999, n, alpha)[1] / n
 
 
 def test_a_liberal_comparison_says_so_and_is_not_significant_on_its_nominal_p():

@@ -10,6 +10,7 @@ from delve_bench.stats.power import (
     VarianceComponents,
     cheapest_design,
     detectable_difference,
+    detectable_tolerance,
     power,
     required_instances,
     required_test_cases,
@@ -78,13 +79,57 @@ def test_cheapest_design_fits_the_pool_or_says_impossible():
     assert cheapest_design(vc, 0.005, 64, 8192) is None  # not possible with this data
 
 
-def test_detectable_difference_has_the_target_power():
-    for vc, I, J in (
+def test_hierarchical_power_is_scipy_stats_noncentral_t_over_a_grid():
+    """power() takes the t quantile and the noncentral t tails from scipy.special; they
+    are the numbers scipy.stats' t and nct give, to rounding."""
+    from scipy import stats as sps
+
+    for I in (2, 3, 4, 8, 30, 200):
+        for alpha in (0.001, 0.01, 0.05, 0.2):
+            for sa, se, J in ((0.02, 0.3, 512), (0.5, 0.1, 4), (0.1, 1.0, 100)):
+                vc = VarianceComponents(design="hierarchical", var_a=sa**2, var_e=se**2)
+                sd = np.sqrt(vc.var_mean(I, J))
+                for k in (0.0, 0.3, 1.0, 2.5, 6.0, 40.0):
+                    df, nc = I - 1, k
+                    tc = sps.t.isf(alpha / 2, df)
+                    lower = sps.nct.cdf(-tc, df, nc)
+                    want = sps.nct.sf(tc, df, nc) + (lower if np.isfinite(lower) else 0.0)
+                    got = power(vc, k * sd, I, J, alpha)
+                    assert got == pytest.approx(min(1.0, want), rel=1e-14, abs=1e-300)
+
+
+@pytest.mark.parametrize(
+    "vc,I,J",
+    [
         (VarianceComponents(design="hierarchical", var_a=0.02**2, var_e=0.3**2), 8, 512),
+        (VarianceComponents(design="hierarchical", var_a=0.5**2, var_e=0.1**2), 2, 100),
         (VarianceComponents(design="2-way", var_a=0.3**2, var_e=1.0, var_b=0.5**2), 8, 100),
-    ):
-        d = detectable_difference(vc, I, J)
-        assert d is not None and power(vc, d, I, J) == pytest.approx(0.8, abs=0.005)
+        (VarianceComponents(design="2-way", var_a=0.3**2, var_e=1.0, var_b=0.5**2), 2, 250),
+    ],
+)
+def test_detectable_difference_is_the_smallest_with_the_target_power(vc, I, J):
+    """It reaches 80 %, and a difference one tolerance smaller does not (for the quasi-F,
+    whose simulated power is a staircase, the start of the step that reaches 80 %)."""
+    d = detectable_difference(vc, I, J)
+    tol = detectable_tolerance(vc, float(np.sqrt(vc.var_mean(I, J))))
+    assert d is not None
+    assert power(vc, d, I, J) >= 0.8
+    assert power(vc, d - tol, I, J) < 0.8
+    assert power(vc, d, I, J) == pytest.approx(0.8, abs=0.005)
+
+
+def test_the_bracket_search_finds_the_start_of_a_step():
+    """On a staircase the search returns the first point of the step at or above 0,
+    within the tolerance, where a root finder could stop anywhere on that step."""
+    from delve_bench.stats.power import _first_reaching
+
+    def stairs(x: float) -> float:
+        return np.floor(10 * x) / 10 - 0.3  # 0 from x = 0.3 on, a step of 0.1 wide
+
+    x = _first_reaching(stairs, 0.0, stairs(0.0), 1.0, stairs(1.0), 1e-9)
+    assert 0.3 <= x <= 0.3 + 1e-9
+    smooth = _first_reaching(lambda v: v**3 - 2.0, 0.0, -2.0, 2.0, 6.0, 1e-12)
+    assert 2 ** (1 / 3) <= smooth <= 2 ** (1 / 3) + 1e-12
 
 
 def test_two_way_advice_never_proposes_fewer_than_4_instances():
