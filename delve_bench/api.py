@@ -1061,10 +1061,17 @@ def comparisons(
     list of ComparisonResult
         One per task, in task order.
     """
+    from .run.store import one_reading
+
+    # finding the shared tasks reads every instance's state; comparing reads them again
+    with one_reading():
+        return _comparisons(a, b, tasks, loss, bayes, workspace_dirs(root), skipped)
+
+
+def _comparisons(a, b, tasks, loss, bayes, ws: WorkspaceDirs, skipped) -> list[ComparisonResult]:
     from .analysis.task import task_comparison
     from .methods.registry import method_spec
 
-    ws = workspace_dirs(root)
     method_spec(ws, a)
     method_spec(ws, b)
     layouts: dict = {}

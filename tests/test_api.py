@@ -3,8 +3,11 @@ the same records in `--json`, the dry-run plan and its estimate, help and comple
 
 from __future__ import annotations
 
+import collections
+import contextlib
 import dataclasses
 import json
+import shutil
 
 import click
 import numpy as np
@@ -91,6 +94,62 @@ def test_two_way_sds_are_named_for_what_they_are_and_bayes_says_what_it_gives(st
 def test_comparisons_default_to_every_task_both_finished(study):
     cs = study.comparisons("knn-cv-1", "lin-1")
     assert [c.task for c in cs] == ["boston/price/std.32", "kin-8nm/dist/std.64"]
+
+
+def test_comparisons_read_each_instance_once_and_the_memo_changes_no_number(study, monkeypatch):
+    """Finding the tasks both methods finished reads every instance's state; comparing
+    them reads the same states again: within one command (store.one_reading) they are
+    read once, to the same results."""
+    from delve_bench.run import store
+
+    reads: collections.Counter = collections.Counter()
+    state = store.instance_state
+
+    def counted(d):
+        reads[d] += 1
+        return state(d)
+
+    monkeypatch.setattr(store, "instance_state", counted)
+    once = study.comparisons("knn-cv-1", "lin-1")
+    assert len(reads) == 2 * 2 * 8 and set(reads.values()) == {1}  # 2 methods, 2 tasks
+    reads.clear()
+    monkeypatch.setattr(store, "one_reading", contextlib.nullcontext)
+    twice = study.comparisons("knn-cv-1", "lin-1")
+    assert len(reads) == 2 * 2 * 8 and set(reads.values()) == {2}
+    assert [json.dumps(dataclasses.asdict(c)) for c in once] == [
+        json.dumps(dataclasses.asdict(c)) for c in twice
+    ]
+
+
+def test_one_reading_remembers_a_task_only_while_it_lasts(study, monkeypatch):
+    from delve_bench.analysis.task import layout_of
+    from delve_bench.run import store
+
+    ws, calls = study.core, []
+    ref = api._one_ref(ws, "kin-8nm/std.64")
+    layout = layout_of(ws, ref)
+    read = store._task_instances
+    monkeypatch.setattr(store, "_task_instances", lambda *a: calls.append(a) or read(*a))
+    with store.one_reading():
+        first = store.task_instances(ws, "lin-1", ref, layout)
+        with store.one_reading():  # nested: the same memo
+            assert store.task_instances(ws, "lin-1", ref, layout) == first
+        assert store.task_instances(ws, "lin-1", ref, layout) == first and len(calls) == 1
+        store.task_instances(ws, "knn-cv-1", ref, layout)  # another method: read
+        assert len(calls) == 2
+    store.task_instances(ws, "lin-1", ref, layout)
+    store.task_instances(ws, "lin-1", ref, layout)
+    assert len(calls) == 4  # outside: every call reads
+
+
+def test_a_second_comparison_sees_the_files_as_they_are_then(study, tmp_path):
+    """Nothing read by one call is kept for the next (a notebook or a server lives on)."""
+    shutil.copytree(study.results_dir, tmp_path / "results")
+    ws = api.Workspace(tmp_path)
+    both = ["boston/price/std.32", "kin-8nm/dist/std.64"]
+    assert [c.task for c in ws.comparisons("knn-cv-1", "lin-1")] == both
+    (tmp_path / "results/lin-1/kin-8nm/dist/std.64/3/meta.json").unlink()
+    assert [c.task for c in ws.comparisons("knn-cv-1", "lin-1")] == both[:1]
 
 
 def test_api_errors_are_one_line_delve_errors(study):

@@ -26,6 +26,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -712,8 +715,33 @@ def _recorded(ws: WorkspaceDirs, method: str, ref: TaskRef, layout) -> list[tupl
     return out
 
 
+#: (workspace, method, task, id of the layout) -> (the layout, what task_instances found),
+#: inside :func:`one_reading` only
+_READING: ContextVar[dict | None] = ContextVar("delve_bench_one_reading", default=None)
+
+
+@contextmanager
+def one_reading() -> Iterator[None]:
+    """Within it, :func:`task_instances` reads the instances of a method on a task once.
+
+    One command asks for the same instances more than once (a compare first finds the
+    tasks both methods finished, then reads their losses; each read checks every
+    instance and its fingerprint). The memo lives as long as the context, so a long-lived
+    process (a notebook, a server) sees the files as they are at each command, never a
+    stale reading from an earlier one. Nested uses share the outermost memo."""
+    if _READING.get() is not None:
+        yield
+        return
+    token = _READING.set({})
+    try:
+        yield
+    finally:
+        _READING.reset(token)
+
+
 def task_instances(ws: WorkspaceDirs, method: str, ref: TaskRef, layout) -> list[InstanceStatus]:
-    """Every instance of ``method`` on a task with its state, stale ones marked.
+    """Every instance of ``method`` on a task with its state, stale ones marked
+    (read once per :func:`one_reading`).
 
     The one rule for ``status``, ``stats``, ``compare`` and ``report``
     (docs/provenance.md): a complete instance is used only if its fingerprint equals the
@@ -721,6 +749,18 @@ def task_instances(ws: WorkspaceDirs, method: str, ref: TaskRef, layout) -> list
     budget fields of the newest complete instance that matches them. The others are
     ``stale``: never mixed in, always shown. With a reference study, the workspace's own
     results must have been made on the study's task (:func:`.sources.check_same_task`)."""
+    memo = _READING.get()
+    if memo is None:
+        return _task_instances(ws, method, ref, layout)
+    # the layout's id, not its content (it holds arrays): the memo keeps the layout
+    # alive, so the id is not reused while the entry lives
+    key = (ws, method, ref, id(layout))
+    if key not in memo:
+        memo[key] = (layout, _task_instances(ws, method, ref, layout))
+    return list(memo[key][1])
+
+
+def _task_instances(ws: WorkspaceDirs, method: str, ref: TaskRef, layout) -> list[InstanceStatus]:
     from ..errors import DelveError
     from ..methods.registry import method_spec
     from . import provenance as pv
