@@ -196,7 +196,8 @@ _LOADED = (
     "try:\n"
     "    cli.main(sys.argv[1:], prog_name='delve', standalone_mode=False)\n"
     "finally:\n"
-    "    heavy = ('numpy', 'pandas', 'scipy.stats', 'scipy.special', 'scipy.optimize')\n"
+    "    heavy = ('numpy', 'pandas', 'scipy.stats', 'scipy.special', 'scipy.optimize',\n"
+    "             'scipy.linalg', 'statsmodels')\n"
     "    print('LOADED', *sorted(m for m in heavy if m in sys.modules))\n"
 )
 
@@ -231,9 +232,19 @@ def test_delve_stats_of_one_task_loads_neither_pandas_nor_scipy(delve, tmp_path)
     assert _loaded("stats", "lin-1", task, cwd=tmp_path) == ["numpy"]
 
 
-def test_the_status_of_a_committed_study_loads_no_pandas():
-    """`delve study status` reads the packed meta lines, not the losses: no DataFrame."""
-    assert "pandas" not in _loaded("study", "status", "smoke", cwd=PKG.parent)
+def test_the_status_of_a_committed_study_loads_only_numpy():
+    """`delve study status` reads the packed meta lines, not the losses (no DataFrame), and
+    imports the gp and mlp plugins only to ask whether they are anytime methods (no
+    scipy: their numerics import it where they fit or predict)."""
+    assert _loaded("study", "status", "thesis", cwd=PKG.parent) == ["numpy"]
+
+
+def test_a_compare_over_a_committed_study_loads_only_numpy_and_scipy_special():
+    """83 tasks, with their tests, the quasi-F's level and the low-power hints (power and
+    detectable differences of both designs): scipy.special's functions, not scipy.stats'
+    distributions or scipy.optimize's root finders, and no pandas."""
+    args = ("compare", "gp-map-1", "mars3.6-bag-1", "--with", "thesis")
+    assert _loaded(*args, cwd=PKG.parent) == ["numpy", "scipy.special"]
 
 
 def test_the_architecture_page_draws_these_layers():
