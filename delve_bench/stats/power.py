@@ -232,6 +232,8 @@ def _first_reaching(f, lo: float, f_lo: float, hi: float, f_hi: float, tol: floa
         x = lo - s_lo * w / (s_hi - s_lo)
         if not lo < x < hi or w > 0.5 * widths[-2]:
             x = 0.5 * (lo + hi)
+            if not lo < x < hi:  # no float between the ends: as close as they come
+                break
         fx = f(x)
         if fx < 0:
             lo, s_lo = x, fx

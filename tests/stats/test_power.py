@@ -130,6 +130,9 @@ def test_the_bracket_search_finds_the_start_of_a_step():
     assert 0.3 <= x <= 0.3 + 1e-9
     smooth = _first_reaching(lambda v: v**3 - 2.0, 0.0, -2.0, 2.0, 6.0, 1e-12)
     assert 2 ** (1 / 3) <= smooth <= 2 ** (1 / 3) + 1e-12
+    # a tolerance below the floats' spacing ends at two neighbouring floats
+    x = _first_reaching(stairs, 0.0, stairs(0.0), 1.0, stairs(1.0), 0.0)
+    assert stairs(x) >= 0 > stairs(np.nextafter(x, 0.0))
 
 
 def test_two_way_advice_never_proposes_fewer_than_4_instances():
