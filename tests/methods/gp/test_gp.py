@@ -9,19 +9,11 @@ import numpy as np
 import pytest
 from scipy import integrate
 from support import fit_method
-from threadpoolctl import threadpool_limits
 
 from delve_bench.methods.base import Budget
 from delve_bench.methods.gp import GpMap, GpMc, GPObjective, Hyper, Posterior
 from delve_bench.methods.gp.mc import select_records, widen
 from delve_bench.methods.gp.model import initial_theta, neg_log_prior
-
-
-@pytest.fixture(autouse=True)
-def one_blas_thread():
-    """As the runner does in work mode: threaded BLAS only slows small matrices down."""
-    with threadpool_limits(1):
-        yield
 
 
 def toy(n=60, m=4, seed=0):
