@@ -47,6 +47,11 @@ REGRESSION_TASK = "hwang-g1/noisy/std.64"
 CLASSIFICATION_TASK = "heart/class/std.40"
 #: the tiny allowances the budget checks give: work units, and CPU seconds
 TINY_WORK = 2
+#: a search's work unit is a whole k-fold CV of one configuration (rf-1: 5 forests of 300
+#: trees), so a search gets one: it must still ask its budget after that configuration and
+#: stop (configuration 0 always runs; one that ignored the budget would go on to the next).
+#: tests/methods/modern/test_modern_methods.py checks a search of two configurations
+TINY_SEARCH_WORK = 1
 TINY_CPU = 0.02
 #: CPU a method may spend past a spent CPU allowance: it finishes the step it is in
 #: (one MCMC iteration, one bag, one line search on 64 cases) and predicts
@@ -144,10 +149,11 @@ def _fit(spec: MethodSpec, enc: EncodedInstance, budget: Budget, seed: int = 0):
 
 
 def _tiny_work(spec: MethodSpec, n: int) -> MeteredBudget:
-    """The method's work budget for n cases, cut to TINY_WORK units (unlimited when its
-    YAML has no work rule: such a method runs to completion)."""
+    """The method's work budget for n cases, cut to TINY_WORK units, TINY_SEARCH_WORK for a
+    search (unlimited when its YAML has no work rule: such a method runs to completion)."""
     b = spec.make_budget(n, "work")
-    return MeteredBudget(mode="work", work=None if b.work is None else min(b.work, TINY_WORK))
+    tiny = TINY_SEARCH_WORK if isinstance(spec.instantiate(), TunedMethod) else TINY_WORK
+    return MeteredBudget(mode="work", work=None if b.work is None else min(b.work, tiny))
 
 
 def _arrays(pred: Prediction, y: np.ndarray) -> dict[str, np.ndarray]:
@@ -278,6 +284,8 @@ def test_a_tiny_work_budget_is_asked_and_obeyed(runs, name):
     spent = [done for done, work in budget.reports if work is not None and done >= work]
     if spent:
         assert max(done for done, _ in budget.reports) <= spent[0], budget.reports
+    if isinstance(r.methods[0], TunedMethod):  # a search's unit is a configuration
+        assert r.fitted[0].info["configurations"] == budget.work == TINY_SEARCH_WORK
 
 
 @pytest.mark.parametrize("name", _budgeted("cpu"))
