@@ -44,9 +44,10 @@ def _clone(dest: Path) -> Path:
 
 
 def _offline(tmp: Path) -> dict:
-    env = {
-        k: v for k, v in os.environ.items() if not k.startswith(("DELVE_", "PIP_", "VIRTUAL_ENV"))
-    }
+    # PYTHONPATH too: a checkout on it (a worktree tested against another's install) would
+    # be imported instead of the package the fresh environment installed
+    drop = ("DELVE_", "PIP_", "VIRTUAL_ENV", "PYTHONPATH")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
     return env | {
         "HOME": str(tmp / "home"),
         "XDG_CACHE_HOME": str(tmp / "cache"),
