@@ -85,8 +85,11 @@ def test_holm_and_bh_equal_statsmodels_and_their_definitions():
     from statsmodels.stats.multitest import multipletests
 
     rng = np.random.default_rng(3)
-    for m in (1, 2, 7, 40):
-        p = rng.uniform(0, 0.2, m) ** 2
+    # small p-values, p-values up to 1 (the clip at 1 binds), and ties (the order among
+    # equal p-values must not matter)
+    cases = [rng.uniform(0, 0.2, m) ** 2 for m in (1, 2, 7, 40)]
+    cases += [rng.uniform(0, 1, 40), np.array([0.5, 0.5, 0.9, 0.01, 0.01, 1.0, 0.3, 0.01])]
+    for p in cases:
         got_h, got_b = adjust(list(p), "holm"), adjust(list(p), "bh")
         assert got_h == pytest.approx(multipletests(p, method="holm")[1], rel=1e-12)
         assert got_b == pytest.approx(multipletests(p, method="fdr_bh")[1], rel=1e-12)
