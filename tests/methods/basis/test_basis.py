@@ -25,7 +25,7 @@ from delve_bench.methods.basis.local_ridge import (
 from delve_bench.methods.basis.lrols import evidence_update, lrols_loo, ofr_loo
 from delve_bench.methods.basis.orthogonal import OrthogonalSelection
 from delve_bench.methods.basis.ridge import _Spectrum, global_ridge
-from delve_bench.methods.basis.rvm import fast_rvm, plain_rvm
+from delve_bench.methods.basis.rvm import fast_rvm, in_span, model_factors, plain_rvm
 from delve_bench.methods.basis.ssge import EvidenceSearch, oscil, pta, sffs, stop_rule_k
 
 
@@ -251,6 +251,50 @@ def test_fast_rvm_matches_plain_rvm():
     s, q = fast.state.sparsity_quality()  # at convergence no excluded BF is relevant
     out = ~fast.state.in_model()
     assert np.all(q[out] ** 2 - s[out] <= 1e-6 * np.abs(s[out]).max())
+
+
+def test_fast_rvm_in_model_factors_are_the_exact_identities():
+    """On a well-conditioned problem the identities S_i = alpha_i (1 - alpha_i Sigma_ii),
+    Q_i = alpha_i mu_i equal the Gram form that EvidenceState keeps."""
+    _, t, B = _toy(n=80, seed=3)
+    st = fast_rvm(B, t).state
+    S, Q = model_factors(st)
+    I = np.asarray(st.idx)
+    assert st.M >= 3
+    assert np.allclose(S[I], st.S[I], rtol=1e-7) and np.allclose(Q[I], st.Q[I], rtol=1e-7)
+    out = ~st.in_model()
+    assert np.array_equal(S[out], st.S[out]) and np.array_equal(Q[out], st.Q[out])
+    assert not in_span(st, S).any()  # nothing is nearly dependent here
+
+
+def test_fast_rvm_fits_noise_free_data(tmp_path):
+    """hwang-g5/clean has no noise: beta reaches its cap and the N RBFs (with the width
+    stage's widths for instance 0 of std.1024) are nearly dependent. Version 2 computed the
+    sparsity factors of nearly dependent candidates as rounding noise (NaN gains, then a
+    Hessian that was not positive definite: the fit failed); the exact in-model factors
+    and the span guard give a converged fit whose gains are all finite."""
+    import warnings
+
+    from delve_bench.methods.basis.plugins.rvm import Rvm
+    from delve_bench.run.instance import load_instance
+    from delve_bench.workspace import WorkspaceDirs
+
+    enc = load_instance(WorkspaceDirs(tmp_path), "hwang-g5/clean/std.1024", 0)
+    m = Rvm()
+    X, t = m._prepare(enc.X_train, enc.y_train)
+    widths = np.array([0.6033296911034225, 1.2768871617913107])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # version 2: "invalid value encountered in log"
+        res = fast_rvm(rbf_design(X, X, widths), t)
+    st = res.state
+    assert res.converged and 20 <= st.M <= 60
+    assert st.beta > 100 / np.var(t)  # the noise variance is under 1 % of the targets'
+    y = m.scaling_.target(enc.coding.target(enc.y_test))
+    pred = rbf_design(m.scaling_.inputs(enc.X_test), X[st.idx], widths) @ st.mu
+    assert np.mean((y - pred) ** 2) / np.var(y) < 0.01  # measured 0.0029
+    S, _ = model_factors(st)
+    out = ~st.in_model()
+    assert in_span(st, S)[out].any()  # the guard was needed
 
 
 def test_abf_gradient_by_finite_differences():
