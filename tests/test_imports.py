@@ -197,6 +197,40 @@ def test_the_group_check_finds_an_import_outside():
     assert ("delve_bench.analysis.gate", "delve_bench.stats.anova") in outside
 
 
+def _libraries_imported() -> set[str]:
+    """The top-level names of the libraries that package modules import anywhere in their
+    source (deferred imports and those for type checking included), the package's own
+    and the standard library's left out."""
+    import sys
+
+    out = set()
+    for path in _modules().values():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                out.add(node.module.partition(".")[0])
+            elif isinstance(node, ast.Import):
+                out |= {a.name.partition(".")[0] for a in node.names}
+    return out - set(sys.stdlib_module_names) - {"delve_bench"}
+
+
+def _required() -> set[str]:
+    """The import names of pyproject.toml's ``[project] dependencies`` (read without
+    tomllib, which Python 3.10 lacks)."""
+    text = (PKG.parent / "pyproject.toml").read_text()
+    block = text.split("\ndependencies = [", 1)[1].split("\n]", 1)[0]
+    names = re.findall(r'^\s*"([A-Za-z0-9_.-]+)', block, flags=re.M)
+    return {{"pyyaml": "yaml"}.get(n.lower(), n.lower().replace("-", "_")) for n in names}
+
+
+def test_every_required_dependency_is_imported_by_the_package():
+    """A library only the tests and benchmarks use (statsmodels, their reference for the
+    ANOVA, power and corrections) belongs in the dev extra, not in every install."""
+    required = _required()
+    assert {"numpy", "scipy", "pandas", "click", "yaml", "pyarrow"} <= required
+    assert sorted(required - _libraries_imported()) == []
+    assert "statsmodels" not in _libraries_imported() | required
+
+
 #: prints the heavy libraries a `delve` command left loaded (run as ``python -c``)
 _LOADED = (
     "import sys\n"
