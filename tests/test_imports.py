@@ -197,6 +197,40 @@ def test_the_group_check_finds_an_import_outside():
     assert ("delve_bench.analysis.gate", "delve_bench.stats.anova") in outside
 
 
+def _libraries_imported() -> set[str]:
+    """The top-level names of the libraries that package modules import anywhere in their
+    source (deferred imports and those for type checking included), the package's own
+    and the standard library's left out."""
+    import sys
+
+    out = set()
+    for path in _modules().values():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                out.add(node.module.partition(".")[0])
+            elif isinstance(node, ast.Import):
+                out |= {a.name.partition(".")[0] for a in node.names}
+    return out - set(sys.stdlib_module_names) - {"delve_bench"}
+
+
+def _required() -> set[str]:
+    """The import names of pyproject.toml's ``[project] dependencies`` (read without
+    tomllib, which Python 3.10 lacks)."""
+    text = (PKG.parent / "pyproject.toml").read_text()
+    block = text.split("\ndependencies = [", 1)[1].split("\n]", 1)[0]
+    names = re.findall(r'^\s*"([A-Za-z0-9_.-]+)', block, flags=re.M)
+    return {{"pyyaml": "yaml"}.get(n.lower(), n.lower().replace("-", "_")) for n in names}
+
+
+def test_every_required_dependency_is_imported_by_the_package():
+    """A library only the tests and benchmarks use (statsmodels, their reference for the
+    ANOVA, power and corrections) belongs in the dev extra, not in every install."""
+    required = _required()
+    assert {"numpy", "scipy", "pandas", "click", "yaml", "pyarrow"} <= required
+    assert sorted(required - _libraries_imported()) == []
+    assert "statsmodels" not in _libraries_imported() | required
+
+
 #: prints the heavy libraries a `delve` command left loaded (run as ``python -c``)
 _LOADED = (
     "import sys\n"
@@ -234,10 +268,13 @@ def test_delve_help_loads_no_numerical_library():
     assert _loaded("--help") == []
 
 
-def test_delve_stats_of_one_task_loads_neither_pandas_nor_scipy(delve, tmp_path):
+def test_delve_stats_and_compare_of_one_task_load_neither_pandas_nor_scipy_stats(delve, tmp_path):
+    """`delve stats` is numpy's; `delve compare` adds scipy.special for its test's p-value
+    and the low-power hint (the t and F distributions' functions), no scipy.stats."""
     task = "hwang-g1/clean/std.64"  # generated data
-    delve("run", "lin-1", task, "--budget-mode", "work", "-q", check=True)
+    delve("run", "lin-1", "ridge-1", task, "--budget-mode", "work", "-q", check=True)
     assert _loaded("stats", "lin-1", task, cwd=tmp_path) == ["numpy"]
+    assert _loaded("compare", "lin-1", "ridge-1", task, cwd=tmp_path) == ["numpy", "scipy.special"]
 
 
 def test_the_status_of_a_committed_study_loads_only_numpy():
@@ -253,6 +290,24 @@ def test_a_compare_over_a_committed_study_loads_only_numpy_and_scipy_special():
     distributions or scipy.optimize's root finders, and no pandas."""
     args = ("compare", "gp-map-1", "mars3.6-bag-1", "--with", "thesis")
     assert _loaded(*args, cwd=PKG.parent) == ["numpy", "scipy.special"]
+
+
+def test_a_report_of_one_prototask_loads_no_scipy_stats(tmp_path):
+    """One prototask is one block: no Friedman test (its distributions and Nemenyi's
+    studentized range are what need scipy.stats), and the tables' ranks are numpy's."""
+    args = ("report", "kin-8nm", "--with", "thesis", "--methods", "gp-map-1,lin-1")
+    loaded = _loaded(*args, "--out", str(tmp_path / "report"), cwd=PKG.parent)
+    assert loaded == ["numpy", "scipy.special"]
+    assert (tmp_path / "report" / "index.html").is_file()
+
+
+def test_a_report_over_prototasks_loads_scipy_stats_for_its_friedman_test(tmp_path):
+    """The other side of the line above: with two prototasks the Friedman test and its
+    Nemenyi post-hoc are computed, and they do need scipy.stats (which brings
+    scipy.linalg and scipy.optimize), still no pandas."""
+    args = ("report", "kin-8nm", "kin-8fh", "--with", "thesis", "--methods", "gp-map-1,lin-1")
+    loaded = _loaded(*args, "--out", str(tmp_path / "report"), cwd=PKG.parent)
+    assert loaded == ["numpy", "scipy.linalg", "scipy.optimize", "scipy.special", "scipy.stats"]
 
 
 def test_the_architecture_page_draws_these_layers():

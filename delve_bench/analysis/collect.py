@@ -25,6 +25,7 @@ import numpy as np
 
 from ..errors import DelveError, TamperedResults, suggest
 from ..run.store import read_task_results
+from ..stats.ranking import block_ranks
 from ..stats.summary import compare, summarize
 from ..tasks.names import TaskRef
 from ..workspace import WorkspaceDirs
@@ -198,11 +199,9 @@ class TaskReport:
     def ranks_among(self, methods: Iterable[str] | None = None) -> dict[str, float]:
         """Rank of each of ``methods`` (default: all) that has a value here; 1 = lowest
         standardised loss, ties share the mean rank."""
-        from scipy.stats import rankdata  # lazy: scipy.stats is slow to import
-
         names = self.cells if methods is None else methods
         have = [m for m in names if self.cells[m].rankable]
-        r = rankdata([self.cells[m].mean for m in have]) if have else []
+        r = block_ranks(np.array([[self.cells[m].mean for m in have]]))[0] if have else []
         return {m: float(x) for m, x in zip(have, r, strict=True)}
 
 

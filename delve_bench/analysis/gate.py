@@ -45,7 +45,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy import stats as sps
 
 from ..defaults import ALPHA, DEFAULT_LOSSES
 from ..errors import DelveError
@@ -175,6 +174,8 @@ class CheckResult:
 
 def _test_over_cases(d: np.ndarray) -> TestResult:
     """One instance: paired t-test over its test cases (J - 1 d.o.f.)."""
+    from scipy import stats as sps  # here: scipy.stats only for a check on one instance
+
     x = d[0]
     J = len(x)
     sd = x.std(ddof=1)

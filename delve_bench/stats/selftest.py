@@ -31,7 +31,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import stats as sps
 
 from .anova import Anova, anova, mean_squares
 from .bayes import posterior
@@ -197,6 +196,8 @@ class SelftestResult:
 
 def binomial_interval(alpha: float, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
     """Central interval of the rate of a test with exact size ``alpha`` over n studies."""
+    from scipy import stats as sps  # here: the self-test's other modules need only numpy
+
     lo, hi = sps.binom.interval(confidence, n, alpha)
     return float(lo) / n, float(hi) / n
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import tempfile
 import time
 
 import numpy as np
@@ -82,11 +83,16 @@ class Hog(Method):
 
 class Nap(Method):
     """Predicts the training mean after sleeping ``$DELVE_TEST_NAP`` seconds (default 0):
-    the same method, quick or slow, as a test needs it."""
+    the same method, quick or slow, as a test needs it. With ``$DELVE_TEST_NAP_MARKS``
+    (a folder) each fit leaves a file there as it starts to sleep: a test interrupts the
+    run once its jobs are in fit(), not after a guess of how long they take to get there."""
 
     losses = ("S", "A")
 
     def fit(self, X, y, ctx):
+        marks = os.environ.get("DELVE_TEST_NAP_MARKS")
+        if marks:
+            os.close(tempfile.mkstemp(dir=marks, prefix=f"{os.getpid()}-")[0])
         time.sleep(float(os.environ.get("DELVE_TEST_NAP", "0")))
         self.m = float(np.mean(y))
 
