@@ -4,6 +4,7 @@ data ships with the package (DELVE_DATA_PATH, when set, is searched first)."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -38,6 +39,21 @@ def _own_user_cache(tmp_path_factory):
         os.environ.pop("XDG_CACHE_HOME", None)
     else:
         os.environ["XDG_CACHE_HOME"] = old
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _ctrl_c_reaches_children():
+    """Ctrl-C reaches the `delve` runs the tests start. A process started with `&` by a
+    shell without job control (`nohup pytest &` in a script) has SIGINT ignored, and an
+    ignored signal stays ignored across exec, so every run it starts would ignore the
+    Ctrl-C the safety tests send (as a background job should). A handled signal is reset
+    to the default at exec, so the tests' children get a terminal job's Ctrl-C again."""
+    old = signal.getsignal(signal.SIGINT)
+    if old == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    if old == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, old)
 
 
 #: the variables that size BLAS and OpenMP pools in libraries loaded after they are set
