@@ -206,7 +206,8 @@ def format_power(pa: PowerAnalysis) -> str:
 def format_selftest(res: SelftestResult) -> str:
     """``delve selftest``: the type-I error rates by design, the golden numbers, the
     verdict and where the histograms are."""
-    from ..stats.selftest import ALPHAS, CONFIDENCE  # numpy and scipy: only when needed
+    from ..stats.level import CONFIDENCE  # numpy and scipy: only when needed
+    from ..stats.selftest import ALPHAS
 
     lines = [
         f"delve selftest{' --quick' if res.quick else ''} (seed {res.seed})",

@@ -57,24 +57,37 @@ def null_rate(vc, I: int, J: int, alpha: float = ALPHA) -> float:
     return float(np.mean(null_p_values(vc, I, J) < alpha))
 
 
-def liberal_bound(alpha: float, n: int = SIMULATIONS) -> float:
-    """The largest rate an exact test of level alpha shows in n studies (99.9 %).
+def binomial_interval(alpha: float, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Central interval of the rate an exact test of level alpha shows in n studies.
 
-    The upper end of the central binomial interval, as scipy.stats.binom.interval gives
-    it: the smallest count k with P(X <= k) >= (1 + confidence) / 2, by bisection on the
-    binomial CDF (scipy.special's bdtr; scipy.stats takes 0.7 s to import, a compare
-    needs nothing else from it)."""
+    The ends of ``scipy.stats.binom.interval(confidence, n, alpha)`` divided by n: at each
+    end the smallest count k with P(X <= k) >= q, q = (1 -+ confidence) / 2, by bisection
+    on the binomial CDF (scipy.special's bdtr; scipy.stats takes 0.7 s to import, a
+    compare needs nothing else from it)."""
+    return (
+        _binomial_quantile((1 - confidence) / 2, n, alpha) / n,
+        _binomial_quantile((1 + confidence) / 2, n, alpha) / n,
+    )
+
+
+def _binomial_quantile(q: float, n: int, p: float) -> int:
+    """The smallest count k of Binomial(n, p) with P(X <= k) >= q."""
     from scipy.special import bdtr
 
-    q = (1 + CONFIDENCE) / 2
     below, k = -1, n  # P(X <= below) < q <= P(X <= k)
     while k - below > 1:
         mid = (below + k) // 2
-        if bdtr(mid, n, alpha) >= q:
+        if bdtr(mid, n, p) >= q:
             k = mid
         else:
             below = mid
-    return k / n
+    return k
+
+
+def liberal_bound(alpha: float, n: int = SIMULATIONS) -> float:
+    """The largest rate an exact test of level alpha shows in n studies (99.9 %): the
+    upper end of :func:`binomial_interval`."""
+    return binomial_interval(alpha, n)[1]
 
 
 def is_liberal(vc, I: int, J: int, alpha: float = ALPHA) -> bool:

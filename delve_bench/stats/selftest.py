@@ -34,6 +34,7 @@ import numpy as np
 
 from .anova import Anova, anova, mean_squares
 from .bayes import posterior
+from .level import binomial_interval
 from .permutation import sign_flip_p_value
 from .power import VarianceComponents
 from .ranking import DEMSAR_METHODS, DEMSAR_RANKS, block_ranks, friedman
@@ -47,7 +48,6 @@ SD_E = 1.0
 TEST_CASES = 100
 TRAIN_SIZE = 256
 GRID = (0.1, 0.3, 1.0)  # sigma_a and sigma_b
-CONFIDENCE = 0.999
 
 
 @dataclass(frozen=True)
@@ -192,14 +192,6 @@ class SelftestResult:
     @property
     def passed(self) -> bool:
         return not self.failures
-
-
-def binomial_interval(alpha: float, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
-    """Central interval of the rate of a test with exact size ``alpha`` over n studies."""
-    from scipy import stats as sps  # here: the self-test's other modules need only numpy
-
-    lo, hi = sps.binom.interval(confidence, n, alpha)
-    return float(lo) / n, float(hi) / n
 
 
 def _rate(test: str, p: np.ndarray, alpha: float, must_hold: bool) -> Rate:
