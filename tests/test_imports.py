@@ -245,6 +245,9 @@ _LOADED = (
 
 
 def _loaded(*args: str, cwd: Path | None = None) -> list[str]:
+    """The heavy libraries ``delve *args`` left loaded, run in ``cwd`` as its workspace.
+    Give the study commands an empty one: results in the checkout's own ``results/``
+    (`delve demo`'s lin-1, which CI runs first) are read instead of the study's."""
     import os
     import subprocess
     import sys
@@ -277,26 +280,26 @@ def test_delve_stats_and_compare_of_one_task_load_neither_pandas_nor_scipy_stats
     assert _loaded("compare", "lin-1", "ridge-1", task, cwd=tmp_path) == ["numpy", "scipy.special"]
 
 
-def test_the_status_of_a_committed_study_loads_only_numpy():
+def test_the_status_of_a_committed_study_loads_only_numpy(tmp_path):
     """`delve study status` reads the packed meta lines, not the losses (no DataFrame), and
     imports the gp and mlp plugins only to ask whether they are anytime methods (no
     scipy: their numerics import it where they fit or predict)."""
-    assert _loaded("study", "status", "thesis", cwd=PKG.parent) == ["numpy"]
+    assert _loaded("study", "status", "thesis", cwd=tmp_path) == ["numpy"]
 
 
-def test_a_compare_over_a_committed_study_loads_only_numpy_and_scipy_special():
+def test_a_compare_over_a_committed_study_loads_only_numpy_and_scipy_special(tmp_path):
     """83 tasks, with their tests, the quasi-F's level and the low-power hints (power and
     detectable differences of both designs): scipy.special's functions, not scipy.stats'
     distributions or scipy.optimize's root finders, and no pandas."""
     args = ("compare", "gp-map-1", "mars3.6-bag-1", "--with", "thesis")
-    assert _loaded(*args, cwd=PKG.parent) == ["numpy", "scipy.special"]
+    assert _loaded(*args, cwd=tmp_path) == ["numpy", "scipy.special"]
 
 
 def test_a_report_of_one_prototask_loads_no_scipy_stats(tmp_path):
     """One prototask is one block: no Friedman test (its distributions and Nemenyi's
     studentized range are what need scipy.stats), and the tables' ranks are numpy's."""
     args = ("report", "kin-8nm", "--with", "thesis", "--methods", "gp-map-1,lin-1")
-    loaded = _loaded(*args, "--out", str(tmp_path / "report"), cwd=PKG.parent)
+    loaded = _loaded(*args, "--out", str(tmp_path / "report"), cwd=tmp_path)
     assert loaded == ["numpy", "scipy.special"]
     assert (tmp_path / "report" / "index.html").is_file()
 
@@ -306,7 +309,7 @@ def test_a_report_over_prototasks_loads_scipy_stats_for_its_friedman_test(tmp_pa
     Nemenyi post-hoc are computed, and they do need scipy.stats (which brings
     scipy.linalg and scipy.optimize), still no pandas."""
     args = ("report", "kin-8nm", "kin-8fh", "--with", "thesis", "--methods", "gp-map-1,lin-1")
-    loaded = _loaded(*args, "--out", str(tmp_path / "report"), cwd=PKG.parent)
+    loaded = _loaded(*args, "--out", str(tmp_path / "report"), cwd=tmp_path)
     assert loaded == ["numpy", "scipy.linalg", "scipy.optimize", "scipy.special", "scipy.stats"]
 
 

@@ -179,6 +179,13 @@ def next_command(ws: WorkspaceDirs, method: str, ref: TaskRef) -> str:
     run = f"`delve run {method} {ref.full_name}`"
     if ws.reference is not None and study_task_fields(ws.reference.dir, ref):
         run = f"`delve run {method} --study {ws.reference.name} --tasks {ref.full_name}`"
+    if ws.reference is not None and (ws.reference.dir / "meta" / method).is_dir():
+        # the study has the method, but the store's own results of it (on other tasks)
+        # are read instead, per method (run/sources.py): say so, or the study looks empty
+        return (
+            f"your {ws.results / method} is read instead of study {ws.reference.name}'s "
+            f"{method}: run {run}, or move that folder aside to read the study's"
+        )
     have = [
         s for s in studies_with(ws, method, ref) if ws.reference is None or s != ws.reference.name
     ]

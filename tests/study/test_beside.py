@@ -90,6 +90,21 @@ def test_without_with_the_missing_study_method_names_the_next_command(tiny):
 
 
 @pytest.mark.slow  # the study and the user run made by the tiny fixture
+def test_own_results_of_a_study_method_elsewhere_say_they_are_read_instead(tiny, tmp_path):
+    """Your lin-1 on one task is read instead of the study's lin-1 (per method): on the
+    study's other task the error says so, not that the study lacks it."""
+    mine = tmp_path / "ws"
+    shutil.copytree(tiny.root, mine)
+    assert api.run("lin-1", TASK, root=mine, budget_mode="work").ok
+    ws = api.Workspace(mine).with_study("tiny")
+    with pytest.raises(DelveError) as e:
+        ws.compare("knn-cv-1", "lin-1", "hwang-g1/noisy/std.128")
+    msg = str(e.value)
+    assert "\n" not in msg and "to read the study's" in msg
+    assert f"your {mine / 'results' / 'lin-1'} is read instead of study tiny's lin-1" in msg
+
+
+@pytest.mark.slow  # the study and the user run made by the tiny fixture
 def test_a_user_result_made_on_another_task_is_refused_naming_the_field(tiny, tmp_path):
     mine = tmp_path / "ws"
     shutil.copytree(tiny.root, mine)
