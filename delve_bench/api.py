@@ -1502,7 +1502,7 @@ def study_run(
     dask: str | None = None,
     retry_failed: bool = False,
     progress: bool = False,
-    on_group: Callable[[MethodPlan, int], None] | None = None,
+    on_group: Callable[[MethodPlan, RunOptions, int], None] | None = None,
     root: Root = None,
 ) -> StudyRunSummary:
     """``delve study run``: run or resume every missing job of study ``name`` (only
@@ -1519,7 +1519,9 @@ def study_run(
     jobs, dask :
         Jobs at a time, or a Dask scheduler (``local[:N]`` starts one).
     on_group : callable, optional
-        Called with each method's plan and its number of jobs before they run.
+        Called before each group of jobs runs, with the method's plan, the runner's
+        options (the group's time scale: a study may set one per task) and the number
+        of jobs.
 
     Returns
     -------

@@ -69,9 +69,9 @@ def study_run(
     from ..errors import RunFailed
     from ..report.commands import format_study_group, format_study_run
 
-    def on_group(plan, n):
+    def on_group(plan, options, n):
         if not quiet:
-            click.echo(format_study_group(plan, n), err=True, nl=False)
+            click.echo(format_study_group(plan, options, n), err=True, nl=False)
 
     summary = api.study_run(
         name,

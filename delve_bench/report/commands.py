@@ -298,11 +298,12 @@ def format_generated(g: Generated) -> str:
 # ---- delve study ---------------------------------------------------------------------
 
 
-def format_study_group(plan: Any, n: int) -> str:
-    """``delve study run``: the line before each method's jobs."""
+def format_study_group(plan: Any, options: Any, n: int) -> str:
+    """``delve study run``: the line before each group of a method's jobs (one per time
+    scale, which may differ by task)."""
     return (
         f"{plan.name}: {n} jobs ({plan.budget_mode} mode"
-        + (f", time scale {plan.time_scale:g}" if plan.budget_mode == "cpu" else "")
+        + (f", time scale {options.time_scale:g}" if plan.budget_mode == "cpu" else "")
         + (f", snapshots {', '.join(plan.snapshot_names)}" if plan.snapshots else "")
         + ")\n"
     )

@@ -137,9 +137,9 @@ def study_settings(
         for m in methods
     }
     settings = {
-        (p.budget_mode, p.time_scale, p.hard_limit, p.instances)
+        (p.budget_mode, p.time_scale, p.time_scales, p.hard_limit, p.instances)
         if p
-        else (*study.defaults, None, study.default_instances)
+        else (study.defaults[0], study.defaults[1], (), None, study.default_instances)
         for p in plans.values()
     }
     if len(settings) > 1:
@@ -147,7 +147,7 @@ def study_settings(
             f"{', '.join(methods)} run with different budget settings in study {name}; "
             "run them one at a time"
         )
-    mode, scale, hard, instances = settings.pop()
+    mode, _, _, hard, instances = settings.pop()
     refs = study.refs(ws)
     if tasks:
         wanted = study.subset(ws, tasks)
@@ -156,7 +156,16 @@ def study_settings(
     refs = [r for r in refs if r.size not in skip]
     if not refs:
         raise DelveError(f"study {name} runs {', '.join(methods)} on none of these tasks")
-    return StudySettings(study, refs, mode, scale, hard, instances)
+    # one run has one time scale; the study may set one per task (``time_scale: {...}``)
+    plan = next(iter(plans.values()))
+    scales = {plan.time_scale_at(r) if plan else study.defaults[1] for r in refs}
+    if len(scales) > 1:
+        assert plan is not None  # a method the study does not name has one time scale
+        raise DelveError(
+            f"study {name} runs {plan.name} at time scale {plan.describe_time_scale()}; "
+            "run the tasks of one time scale at a time (--tasks)"
+        )
+    return StudySettings(study, refs, mode, scales.pop(), hard, instances)
 
 
 def is_study(ws: WorkspaceDirs, name: str) -> bool:

@@ -67,7 +67,7 @@ def write_results_md(
     ]
     for p in study.methods:
         lines.append(
-            f"| {p.name} | {p.budget_mode} | {p.time_scale:g} | "
+            f"| {p.name} | {p.budget_mode} | {p.describe_time_scale()} | "
             f"{', '.join(format(f, 'g') for f in p.snapshots) or '–'} | "
             f"{', '.join(map(str, p.skip_sizes)) or '–'} |"
         )

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..methods.registry import fraction_name, method_spec
 from ..run import plan_jobs, run_jobs
-from ..run.job import Fingerprints, Job, Outcome, fingerprints, instance_fields
+from ..run.job import Fingerprints, Job, Outcome, RunOptions, fingerprints, instance_fields
 from ..run.packed import packed_metas
 from ..run.provenance import describe_difference
 from ..run.runner import outdated_fields
@@ -167,7 +167,7 @@ def _states(
     (:func:`~delve_bench.run.runner.outdated_fields`). Per task, not per instance: the
     working store is looked into only where it has the task's folder, and the packed
     metas and the fingerprint fields are read once."""
-    options = plan.options()
+    options = plan.options(ref)
     stored = task_dir(sws, name, ref)
     in_store = stored.is_dir()  # a committed study has no working store: no stat per instance
     key = (name, ref.dataset, ref.prototask)
@@ -205,15 +205,18 @@ def _states(
     return out
 
 
-def estimate(plan: MethodPlan, spec, n: int, measured: dict[int, list[float]]) -> float | None:
-    """CPU seconds one instance with ``n`` training cases will take: the mean measured at
-    this size; else a cpu-mode budget (anytime and budget-filling methods use it all);
-    else the study's ``cpu_estimate`` or measurements at other sizes, interpolated
-    log-log (extrapolated with the nearest slope, cubic beyond one point)."""
+def estimate(
+    plan: MethodPlan, spec, n: int, measured: dict[int, list[float]], time_scale: float
+) -> float | None:
+    """CPU seconds one instance with ``n`` training cases will take at ``time_scale``
+    (``measured``: CPU seconds at that time scale, by size): the mean measured at this
+    size; else a cpu-mode budget (anytime and budget-filling methods use it all); else the
+    study's ``cpu_estimate`` or measurements at other sizes, interpolated log-log
+    (extrapolated with the nearest slope, cubic beyond one point)."""
     if measured.get(n):
         return sum(measured[n]) / len(measured[n])
     if plan.budget_mode == "cpu":
-        b = spec.make_budget(n, "cpu", plan.time_scale)
+        b = spec.make_budget(n, "cpu", time_scale)
         if b.cpu_seconds:
             return b.cpu_seconds
     pts = {k: sum(v) / len(v) for k, v in measured.items() if v} or dict(plan.cpu_estimate)
@@ -243,8 +246,9 @@ def study_progress(ws: WorkspaceDirs, study: Study) -> list[Progress]:
         refs = study.method_refs(ws, plan)
         for name in [plan.name, *plan.snapshot_names]:
             pr = Progress(name, plan)
-            measured: dict[int, list[float]] = {}
-            missing_sizes = []
+            # CPU seconds by time scale and size: a task's own time scale sets its budget
+            measured: dict[float, dict[int, list[float]]] = {}
+            missing_sizes: list[tuple[float, int]] = []
             for ref in refs:
                 if ref not in layouts:
                     proto = prototask_spec(ws, ref.dataset, ref.prototask)
@@ -253,25 +257,26 @@ def study_progress(ws: WorkspaceDirs, study: Study) -> list[Progress]:
                 selected = plan.selected(ref, [i.index for i in layout.instances])
                 states = _states(study_dir, sws, plan, name, ref, selected, cache)
                 n_train = {inst.index: len(inst.train) for inst in layout.instances}
+                scale = plan.time_scale_at(ref)
                 for i, (st, meta, why) in zip(selected, states, strict=True):
                     if st == "stale":
                         pr.stale += 1
                         pr.stale_reasons.append(f"{ref.full_name} #{i}: {why}")
-                        missing_sizes.append(n_train[i])
+                        missing_sizes.append((scale, n_train[i]))
                     elif st == "ok":
                         pr.done += 1
                         cpu = float(meta.get("cpu_seconds") or 0.0)
                         pr.cpu_done += cpu
-                        measured.setdefault(n_train[i], []).append(cpu)
+                        measured.setdefault(scale, {}).setdefault(n_train[i], []).append(cpu)
                     elif st == "failed":
                         pr.failed += 1
                         pr.failures.append(f"{ref.full_name} #{i}: {meta.get('error', '?')}")
                     else:
                         pr.missing += 1
-                        missing_sizes.append(n_train[i])
+                        missing_sizes.append((scale, n_train[i]))
             if name == plan.name:
-                for n in missing_sizes:
-                    e = estimate(plan, spec, n, measured)
+                for scale, n in missing_sizes:
+                    e = estimate(plan, spec, n, measured.get(scale, {}), scale)
                     if e is None:
                         pr.unknown += 1
                     else:
@@ -316,38 +321,56 @@ def study_jobs(
     retry_failed: bool = False,
     methods: Sequence[str] = (),
     tasks: Sequence[str] = (),
-) -> list[tuple[MethodPlan, list[Job]]]:
-    """The jobs still to run, grouped by method plan (its budget mode and time scale);
-    ``methods``: only these of the study's methods, ``tasks``: only these of its tasks
-    (default: all)."""
+) -> list[tuple[MethodPlan, RunOptions, list[Job]]]:
+    """The jobs still to run, grouped by method plan and the runner's options (the plan's
+    budget mode and a time scale, which may differ by task); ``methods``: only these of
+    the study's methods, ``tasks``: only these of its tasks (default: all)."""
     sws = study.workspace(ws)
     study_dir = ws.root / study.results
     out = []
     cache = _States()
     for plan in study.only(methods):
-        todo = plan_jobs(
-            sws,
-            [plan.name, *plan.snapshot_names],
-            study.method_refs(ws, plan, tasks),
-            instances=plan.instances_at,  # the study's instances at each task's size
-            options=plan.options(),  # results made under other settings are stale: redone
-            retry_failed=retry_failed,
-        ).todo
-        # results that are packed (committed) but not in the working store count as done,
-        # unless they are stale (made under other settings: redone, as `delve run` does)
-        keep = []
-        for j in todo:
-            ((st, _, _),) = _states(study_dir, sws, plan, j.method, j.ref, [j.instance], cache)
-            if st in ("missing", "stale") or (st == "failed" and retry_failed):
-                keep.append(j)
-                continue
-            for f in j.snapshots:  # the method is packed, a snapshot is not: a short run
-                name = fraction_name(j.method, f)
-                ((st, _, _),) = _states(study_dir, sws, plan, name, j.ref, [j.instance], cache)
-                if st in ("missing", "stale"):
-                    keep.append(Job(name, j.ref, j.instance))
-        out.append((plan, keep))
+        by_options: dict[RunOptions, list[TaskRef]] = {}
+        for ref in study.method_refs(ws, plan, tasks):
+            by_options.setdefault(plan.options(ref), []).append(ref)
+        for options, refs in by_options.items():
+            todo = _todo(sws, study_dir, plan, refs, options, retry_failed, cache)
+            out.append((plan, options, todo))
     return out
+
+
+def _todo(
+    sws: WorkspaceDirs,
+    study_dir: Path,
+    plan: MethodPlan,
+    refs: list[TaskRef],
+    options: RunOptions,
+    retry_failed: bool,
+    cache: _States,
+) -> list[Job]:
+    """The jobs of ``plan`` on ``refs`` (all run with ``options``) still to run."""
+    todo = plan_jobs(
+        sws,
+        [plan.name, *plan.snapshot_names],
+        refs,
+        instances=plan.instances_at,  # the study's instances at each task's size
+        options=options,  # results made under other settings are stale: redone
+        retry_failed=retry_failed,
+    ).todo
+    # results that are packed (committed) but not in the working store count as done,
+    # unless they are stale (made under other settings: redone, as `delve run` does)
+    keep = []
+    for j in todo:
+        ((st, _, _),) = _states(study_dir, sws, plan, j.method, j.ref, [j.instance], cache)
+        if st in ("missing", "stale") or (st == "failed" and retry_failed):
+            keep.append(j)
+            continue
+        for f in j.snapshots:  # the method is packed, a snapshot is not: a short run
+            name = fraction_name(j.method, f)
+            ((st, _, _),) = _states(study_dir, sws, plan, name, j.ref, [j.instance], cache)
+            if st in ("missing", "stale"):
+                keep.append(Job(name, j.ref, j.instance))
+    return keep
 
 
 def run_study(
@@ -357,7 +380,7 @@ def run_study(
     dask: str | None = None,
     retry_failed: bool = False,
     progress: bool = True,
-    on_group: Callable[[MethodPlan, int], None] | None = None,
+    on_group: Callable[[MethodPlan, RunOptions, int], None] | None = None,
     methods: Sequence[str] = (),
     tasks: Sequence[str] = (),
 ) -> list[Outcome]:
@@ -371,15 +394,16 @@ def run_study(
     from .pack import pack  # pandas and pyarrow: only a run packs
 
     outcomes: list[Outcome] = []
-    for plan, jobs in groups:
+    for k, (plan, options, jobs) in enumerate(groups):
         if on_group is not None:
-            on_group(plan, len(jobs))
+            on_group(plan, options, len(jobs))
         if jobs:
-            outcomes += run_jobs(sws, jobs, plan.options(), n_jobs, progress=progress, dask=dask)
-        pack(
-            study_dir,
-            [plan.name, *plan.snapshot_names],
-            study.method_refs(ws, plan),
-            study.losses_for,
-        )
+            outcomes += run_jobs(sws, jobs, options, n_jobs, progress=progress, dask=dask)
+        if k + 1 == len(groups) or groups[k + 1][0] is not plan:  # the method's last group
+            pack(
+                study_dir,
+                [plan.name, *plan.snapshot_names],
+                study.method_refs(ws, plan),
+                study.losses_for,
+            )
     return outcomes

@@ -22,7 +22,10 @@ checked when the file is loaded; a mistake is one line naming the file and the f
 instances at the training-set sizes it names (``{4096: [0]}``: instance 0 of each
 4096-case task; other sizes: every instance); the others are neither run nor counted as
 missing. ``snapshots`` (anytime methods only) adds the results ``METHOD@F`` for each
-fraction F, recorded from the same runs (the thesis' Fig. 5.19). ``cpu_estimate`` maps
+fraction F, recorded from the same runs (the thesis' Fig. 5.19). A method's
+``time_scale`` may differ by task: ``{default: 0.005, pumadyn-32nm: 0.05}`` (keys: task
+names or patterns of the study's tasks, as ``tasks`` takes them, each task named once), for
+a CPU budget still binding on some tasks (docs/studies.md). ``cpu_estimate`` maps
 training-set sizes to CPU seconds per instance on this machine; ``delve study status``
 uses measured times where it has them and interpolates these (log-log) where it has not.
 """
@@ -92,12 +95,28 @@ class MethodPlan:
 
     name: str
     budget_mode: str
+    #: the time scale of the tasks ``time_scales`` does not name
     time_scale: float
     snapshots: tuple[float, ...] = ()
     skip_sizes: tuple[int, ...] = ()
     cpu_estimate: tuple[tuple[int, float], ...] = ()
     hard_limit: float | None = None
     instances: Instances = ()
+    #: (key as written, time scale) of ``time_scale: {default: .., KEY: ..}``, in file order
+    time_scale_keys: tuple[tuple[str, float], ...] = ()
+    #: the tasks those keys name, each with its time scale
+    time_scales: tuple[tuple[TaskRef, float], ...] = ()
+
+    def time_scale_at(self, ref: TaskRef) -> float:
+        """The time scale of this method's jobs on task ``ref``."""
+        return dict(self.time_scales).get(ref, self.time_scale)
+
+    def describe_time_scale(self) -> str:
+        """``0.005``, or ``0.005 (0.05 on pumadyn-32nm)`` where it differs by task."""
+        if not self.time_scale_keys:
+            return f"{self.time_scale:g}"
+        on = "; ".join(f"{v:g} on {k}" for k, v in self.time_scale_keys)
+        return f"{self.time_scale:g} ({on})"
 
     def instances_at(self, ref: TaskRef) -> set[int] | None:
         """The instances the study runs on ``ref`` with this method; None: all of them."""
@@ -122,13 +141,13 @@ class MethodPlan:
     def snapshot_names(self) -> list[str]:
         return [fraction_name(self.name, f) for f in self.snapshots]
 
-    def options(self):
-        """The runner's options for this method's jobs."""
+    def options(self, ref: TaskRef):
+        """The runner's options for this method's jobs on task ``ref``."""
         from ..run.job import RunOptions
 
         return RunOptions(
             mode=self.budget_mode,  # type: ignore[arg-type]
-            time_scale=self.time_scale,
+            time_scale=self.time_scale_at(ref),
             hard_limit=self.hard_limit,
         )
 
@@ -245,7 +264,7 @@ def load_study(ws: WorkspaceDirs, name: str) -> Study:
     f = Fields(shown, read_yaml(path, shown), allowed=STUDY_KEYS)
     defaults = _defaults(f)
     displays, display_args = _displays(f)
-    return Study(
+    study = Study(
         name=path.stem,
         source=path,
         description=f.optional("description").strip(),
@@ -259,6 +278,14 @@ def load_study(ws: WorkspaceDirs, name: str) -> Study:
         default_instances=defaults[2],
         display_args=display_args,
     )
+    ours = set(study.refs(ws))
+    for plan in study.methods:
+        outside = sorted(r.full_name for r, _ in plan.time_scales if r not in ours)
+        if outside:
+            raise f.error(
+                f"methods.{plan.name}.time_scale", f"{outside[0]} is not a task of the study"
+            )
+    return study
 
 
 def _defaults(f: Fields) -> tuple[str, float, Instances]:
@@ -305,10 +332,13 @@ def _method_plan(
         raise methods.error(name, str(e)) from None
     o = methods.mapping(name, METHOD_KEYS) or Fields(methods.path, {}, f"{methods.where}{name}.")
     skip = o.items("skip_sizes")
+    scale, keys, scales = _time_scales(ws, o, defaults[1])
     return MethodPlan(
         name=name,
         budget_mode=o.choice("budget_mode", BUDGET_MODES, defaults[0]),
-        time_scale=_positive(o, "time_scale", defaults[1]),
+        time_scale=scale,
+        time_scale_keys=keys,
+        time_scales=scales,
         snapshots=_snapshots(o, spec),
         skip_sizes=tuple(
             whole(v, 1, lambda m, i=i: o.error(f"skip_sizes[{i}]", m)) for i, v in enumerate(skip)
@@ -317,6 +347,33 @@ def _method_plan(
         hard_limit=o.number("hard_limit", positive=True),
         instances=_instances(o, defaults[2]),
     )
+
+
+def _time_scales(
+    ws: WorkspaceDirs, o: Fields, default: float
+) -> tuple[float, tuple[tuple[str, float], ...], tuple[tuple[TaskRef, float], ...]]:
+    """``time_scale``: a number, or ``{default: x, TASKS: y, ...}`` (keys as ``tasks``
+    takes them). Returns the default, the keys as written and the tasks they name."""
+    if not isinstance(o.raw.get("time_scale"), dict):
+        return _positive(o, "time_scale", default), (), ()
+    by = o.mapping("time_scale")
+    assert by is not None  # a mapping
+    base = _positive(by, "default", default)
+    keys, named = [], {}
+    for k in by.raw:
+        if k == "default":
+            continue
+        v = _positive(by, k, default)
+        try:
+            refs = resolve_tasks(ws, [str(k)])
+        except DelveError as e:
+            raise by.error(k, str(e)) from None
+        twice = sorted(r.full_name for r in refs if r in named)
+        if twice:
+            raise by.error(k, f"{twice[0]} is named by an earlier key already")
+        named.update(dict.fromkeys(refs, v))
+        keys.append((str(k), v))
+    return base, tuple(keys), tuple(named.items())
 
 
 def _name(f: Fields, key: str, i: int, value, what: str) -> str:

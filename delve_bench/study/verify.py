@@ -265,7 +265,7 @@ def check_committed(ws: WorkspaceDirs, study: Study) -> list[Check]:
 
 def _rerun(ws: WorkspaceDirs, plan: MethodPlan, job: Job, tmp: Path):
     rws = ws.with_results(tmp)
-    out = run_jobs(rws, [job], plan.options(), 1, progress=False)
+    out = run_jobs(rws, [job], plan.options(job.ref), 1, progress=False)
     d = result_dir(rws, job.method, job.ref, job.instance)
     meta = read_meta(d) or {}
     if out[0].status != "ok":

@@ -8,6 +8,7 @@ import json
 import lzma
 import math
 import os
+import re
 import shutil
 
 import numpy as np
@@ -206,12 +207,14 @@ def test_cpu_estimate_prefers_measurements_then_budget_then_the_study_file(tmp_p
     ws = WorkspaceDirs(tmp_path)
     lin = method_spec(ws, "lin-1")
     plan = MethodPlan("lin-1", "work", 0.05, cpu_estimate=((64, 1.0), (256, 16.0)))
-    assert estimate(plan, lin, 128, {}) == pytest.approx(4.0)  # log-log between 1 and 16
-    assert estimate(plan, lin, 1024, {}) == pytest.approx(256.0)  # nearest slope beyond
-    assert estimate(plan, lin, 64, {64: [3.0, 5.0]}) == 4.0
+    assert estimate(plan, lin, 128, {}, 0.05) == pytest.approx(4.0)  # log-log between 1 and 16
+    assert estimate(plan, lin, 1024, {}, 0.05) == pytest.approx(256.0)  # nearest slope beyond
+    assert estimate(plan, lin, 64, {64: [3.0, 5.0]}, 0.05) == 4.0
     mc = MethodPlan("mlp-mc-1", "cpu", 0.01)
-    assert estimate(mc, method_spec(ws, "mlp-mc-1"), 64, {}) == pytest.approx(30 * 64 * 0.01)
-    assert estimate(MethodPlan("lin-1", "work", 0.05), lin, 64, {}) is None
+    mlp = method_spec(ws, "mlp-mc-1")
+    assert estimate(mc, mlp, 64, {}, 0.01) == pytest.approx(30 * 64 * 0.01)
+    assert estimate(mc, mlp, 64, {}, 0.05) == pytest.approx(30 * 64 * 0.05)  # the task's scale
+    assert estimate(MethodPlan("lin-1", "work", 0.05), lin, 64, {}, 0.05) is None
 
 
 @pytest.mark.slow
@@ -437,7 +440,7 @@ def test_a_study_may_run_some_instances_at_a_size(tmp_path):
     rows = {r.name: r for r in study_progress(ws, st)}
     assert (rows["lin-1"].missing, rows["knn-cv-1"].missing) == (8 + 2, 1 + 8)
     assert rows["lin-1"].cpu_left == pytest.approx(8 * 1.0 + 2 * 8.0)  # cubic from 64
-    jobs = {p.name: sorted((j.ref.size, j.instance) for j in js) for p, js in study_jobs(ws, st)}
+    jobs = {p.name: sorted((j.ref.size, j.instance) for j in js) for p, _, js in study_jobs(ws, st)}
     assert jobs["lin-1"] == [(64, i) for i in range(8)] + [(128, 0), (128, 2)]
     assert jobs["knn-cv-1"] == [(64, 7)] + [(128, i) for i in range(8)]
     st = load_study(_study(tmp_path, text.replace("[7]", "[9]")), "s")
@@ -484,10 +487,12 @@ def test_packed_results_made_under_other_settings_are_stale_in_a_study(tmp_path)
     ws = _study(tmp_path, STALE.format(ts=0.001))
     st = load_study(ws, "s")
     plan = st.methods[0]
-    _write_packed_metas(ws, st, lambda j: expected_fingerprint(st.workspace(ws), j, plan.options()))
+    _write_packed_metas(
+        ws, st, lambda j: expected_fingerprint(st.workspace(ws), j, plan.options(j.ref))
+    )
     (row,) = study_progress(ws, st)
     assert (row.done, row.stale, row.missing) == (8, 0, 0)
-    assert [len(jobs) for _, jobs in study_jobs(ws, st)] == [0]
+    assert [len(jobs) for _, _, jobs in study_jobs(ws, st)] == [0]
 
     ws = _study(tmp_path, STALE.format(ts=0.002))  # the same packed files, other settings
     st = load_study(ws, "s")
@@ -497,7 +502,7 @@ def test_packed_results_made_under_other_settings_are_stale_in_a_study(tmp_path)
         "kin-8nm/dist/std.64 #0: budget.time_scale: 0.001 -> 0.002; budget.allowance: 0.12 -> 0.24"
     )
     assert row.cpu_left == pytest.approx(8 * 0.24)  # redone: estimated from the cpu budget
-    ((plan2, jobs),) = study_jobs(ws, st)
+    ((plan2, _, jobs),) = study_jobs(ws, st)
     assert sorted(j.instance for j in jobs) == list(range(8))
 
     # a result in the working store made under other settings is redone too
@@ -508,10 +513,10 @@ def test_packed_results_made_under_other_settings_are_stale_in_a_study(tmp_path)
     losses = csv_bytes(pd.DataFrame({"case": [0], "S": [1.0], "A": [1.0], "L": [np.nan]}))
     (d / "losses.csv").write_bytes(losses)
     (d / "predictions.csv").write_text("case,mean\n0,1\n")
-    old = expected_fingerprint(st.workspace(ws), jobs[0], plan.options())  # ts 0.001
+    old = expected_fingerprint(st.workspace(ws), jobs[0], plan.options(jobs[0].ref))  # ts 0.001
     meta = {"status": "ok", "losses_sha256": sha256_bytes(losses), "fingerprint": old}
     (d / "meta.json").write_text(json.dumps(meta))
-    ((_, jobs),) = study_jobs(ws, st)
+    ((_, _, jobs),) = study_jobs(ws, st)
     assert 3 in [j.instance for j in jobs]
 
     # a packed result with no fingerprint (made by an older delve-bench) is stale
@@ -519,6 +524,63 @@ def test_packed_results_made_under_other_settings_are_stale_in_a_study(tmp_path)
     _write_packed_metas(ws, st, lambda j: None)
     (row,) = study_progress(ws, st)
     assert row.stale == 8 and "fingerprint: none recorded" in row.stale_reasons[0]
+
+
+def test_a_time_scale_may_differ_by_task(tmp_path):
+    """``time_scale: {default: x, TASKS: y}``: the named tasks' jobs get their own budget
+    (fingerprint, status estimate, run groups); results made at the old scale there are
+    stale with the field; `run --study` takes one time scale at a time."""
+    from delve_bench import api
+    from delve_bench.run.job import expected_fingerprint
+    from delve_bench.study.run import study_jobs, study_progress
+
+    text = (
+        "methods: {mlp-ese-1: {budget_mode: cpu, time_scale: {default: 0.001, TASK: 0.002}}}\n"
+        "tasks: [kin-8nm/std.64, kin-8nm/std.128]\n"
+    )
+    ws = _study(tmp_path, text.replace("TASK", "kin-8nm/std.128"))
+    st = load_study(ws, "s")
+    (plan,) = st.methods
+    small, large = st.method_refs(ws, plan)
+    assert (plan.time_scale_at(small), plan.time_scale_at(large)) == (0.001, 0.002)
+    assert plan.describe_time_scale() == "0.001 (0.002 on kin-8nm/std.128)"
+    assert plan.options(large).time_scale == 0.002
+    groups = study_jobs(ws, st)
+    assert [(o.time_scale, sorted({j.ref.size for j in js})) for _, o, js in groups] == [
+        (0.001, [64]),
+        (0.002, [128]),
+    ]
+    (row,) = study_progress(ws, st)
+    budget = method_spec(ws, "mlp-ese-1").make_budget
+    want = 8 * budget(64, "cpu", 0.001).cpu_seconds + 8 * budget(128, "cpu", 0.002).cpu_seconds
+    assert row.cpu_left == pytest.approx(want)
+
+    # results packed at the default scale everywhere: those of the named task are stale
+    _write_packed_metas(
+        ws,
+        st,
+        lambda j: expected_fingerprint(st.workspace(ws), j, plan.options(small)),
+    )
+    (row,) = study_progress(ws, st)
+    assert (row.done, row.stale) == (8, 8)
+    assert row.stale_reasons[0].startswith(
+        "kin-8nm/dist/std.128 #0: budget.time_scale: 0.001 -> 0.002; budget.allowance:"
+    )
+    assert [len(js) for _, _, js in study_jobs(ws, st)] == [0, 8]
+    with pytest.raises(DelveError, match=r"runs mlp-ese-1 at time scale 0\.001 \(0\.002 on"):
+        api.plan("mlp-ese-1", study="s", root=ws)
+    assert api.plan("mlp-ese-1", "kin-8nm/std.128", study="s", root=ws).time_scale == 0.002
+
+    # the keys name tasks of the study, each once
+    for key, message in (
+        ("kin-8nm/std.256", "methods.mlp-ese-1.time_scale: kin-8nm/dist/std.256 is not a task"),
+        ("kin-9zz", "time_scale.kin-9zz: "),
+    ):
+        with pytest.raises(DelveError, match=re.escape(message)):
+            load_study(_study(tmp_path, text.replace("TASK", key)), "s")
+    twice = text.replace("TASK: 0.002", "kin-8nm/std.128: 0.002, kin-8nm: 0.003")
+    with pytest.raises(DelveError, match="kin-8nm/dist/std.128 is named by an earlier key"):
+        load_study(_study(tmp_path, twice), "s")
 
 
 def test_study_status_tells_each_state_of_packed_and_working_results(tmp_path):
@@ -535,9 +597,9 @@ def test_study_status_tells_each_state_of_packed_and_working_results(tmp_path):
     st = load_study(ws, "s")
     plan, sws = st.methods[0], st.workspace(ws)
     (ref,) = st.method_refs(ws, plan)
-    other = dataclasses.replace(plan.options(), time_scale=0.002)  # instance 6's settings
+    other = dataclasses.replace(plan.options(ref), time_scale=0.002)  # instance 6's settings
 
-    def meta(i: int, status: str, options=plan.options()) -> dict:
+    def meta(i: int, status: str, options=plan.options(ref)) -> dict:
         job = Job("mlp-ese-1", ref, i)
         return {
             "task": ref.full_name,
@@ -567,7 +629,7 @@ def test_study_status_tells_each_state_of_packed_and_working_results(tmp_path):
         f"{ref.full_name} #6: budget.time_scale: 0.002 -> 0.001; budget.allowance: 0.24 -> 0.12",
     ]
     for retry, redone in ((False, [5, 6, 7]), (True, [0, 4, 5, 6, 7])):
-        ((_, jobs),) = study_jobs(ws, st, retry_failed=retry)
+        ((_, _, jobs),) = study_jobs(ws, st, retry_failed=retry)
         assert sorted(j.instance for j in jobs) == redone
 
     # a finished result in the working store counts as done, whatever is packed
