@@ -53,6 +53,69 @@ def cpu_flags(path: str = "/proc/cpuinfo") -> frozenset[str]:
     return frozenset()
 
 
+def cpu_model(path: str = "/proc/cpuinfo") -> str | None:
+    """The first processor's ``model name`` in ``path`` (Linux's /proc/cpuinfo); None where
+    there is none."""
+    try:
+        with open(path, encoding="ascii", errors="replace") as f:
+            for line in f:
+                key, sep, value = line.partition(":")
+                if sep and key.strip() == "model name":
+                    return value.strip()
+    except OSError:
+        pass
+    return None
+
+
+def numpy_simd() -> list[str]:
+    """The SIMD targets numpy dispatches to on this CPU (e.g. ``['X86_V3', 'X86_V4']``).
+
+    numpy chooses some loops by CPU at run time, besides BLAS: float64 ``exp`` and ``log``
+    have AVX-512 versions that differ from the C library's in the last bits, so a result
+    made where numpy ran ``X86_V4`` loops need not be bit-identical to one made on an
+    AVX2-only CPU. Imports numpy; [] where it does not say (its private module moved).
+    """
+    import importlib
+
+    um = None
+    for name in ("numpy._core._multiarray_umath", "numpy.core._multiarray_umath"):  # 2.x, 1.x
+        try:
+            um = importlib.import_module(name)
+            break
+        except ImportError:
+            continue
+    features = getattr(um, "__cpu_features__", {})
+    return [t for t in getattr(um, "__cpu_dispatch__", []) if features.get(t)]
+
+
+def machine_record() -> dict:
+    """What meta.json records of the CPU a job ran on: its model and numpy's SIMD targets."""
+    return {"model": cpu_model(), "numpy_simd": numpy_simd()}
+
+
+def machine_note(committed: object, rerun: object) -> str:
+    """Why a rerun may differ from a committed result in the last bits besides BLAS: the
+    ``cpu`` records of the two meta.json name other numpy SIMD targets.
+
+    Returns
+    -------
+    str
+        e.g. ``"made where numpy's loops were X86_V3, X86_V4 (Intel Xeon), this run X86_V3
+        (AMD EPYC)"``; '' when either side records none or both name the same targets.
+    """
+    if not isinstance(committed, dict) or not isinstance(rerun, dict):
+        return ""
+    was, now = committed.get("numpy_simd"), rerun.get("numpy_simd")
+    if not was or not now or was == now:
+        return ""
+
+    def said(rec: dict, targets: list) -> str:
+        model = f" ({rec['model']})" if rec.get("model") else ""
+        return ", ".join(map(str, targets)) + model
+
+    return f"made where numpy's loops were {said(committed, was)}, this run {said(rerun, now)}"
+
+
 def _x86_64_linux() -> bool:
     return sys.platform.startswith("linux") and os.uname().machine == "x86_64"
 

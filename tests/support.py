@@ -126,3 +126,15 @@ def comparison(
         instances=3 if bounded else 8,
         p=p,
     )
+
+
+def _numpy_avx512() -> bool:
+    from delve_bench.blas import numpy_simd
+
+    return any(t.startswith(("X86_V4", "AVX512")) for t in numpy_simd())
+
+
+#: numpy runs its AVX-512 loops on this CPU: float64 exp and log then differ from the C
+#: library's in the last bits, and a few iterative fits take other steps, so the tests
+#: that pin such a fit's numbers keep one set per kind of loop (docs/provenance.md)
+NUMPY_AVX512 = _numpy_avx512()

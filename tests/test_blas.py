@@ -118,6 +118,30 @@ def test_kernel_note_names_the_kernels_and_how_to_pin_them(x86_linux, monkeypatc
     )
 
 
+def test_cpu_model_and_numpy_simd_read_what_this_machine_runs(tmp_path):
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nmodel name\t: AMD EPYC\nflags\t\t: fpu avx2\n")
+    assert blas.cpu_model(str(info)) == "AMD EPYC"
+    assert blas.cpu_model(str(tmp_path / "none")) is None
+    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+
+    simd = blas.numpy_simd()
+    assert simd == [t for t in __cpu_dispatch__ if __cpu_features__[t]]
+    assert blas.machine_record() == {"model": blas.cpu_model(), "numpy_simd": simd}
+
+
+def test_machine_note_names_numpys_simd_targets_and_the_cpus():
+    v4 = {"model": "Intel Xeon", "numpy_simd": ["X86_V3", "X86_V4"]}
+    v3 = {"model": "AMD EPYC", "numpy_simd": ["X86_V3"]}
+    assert (
+        blas.machine_note(v4, v3)
+        == "made where numpy's loops were X86_V3, X86_V4 (Intel Xeon), this run X86_V3 (AMD EPYC)"
+    )
+    assert blas.machine_note(v3, v3 | {"model": "AMD EPYC 9B14"}) == ""  # same loops
+    assert blas.machine_note(None, v3) == "" and blas.machine_note(v4, None) == ""
+    assert blas.machine_note({"model": None, "numpy_simd": []}, v3) == ""
+
+
 def _job_blas(root, env: dict) -> list[dict]:
     r = subprocess.run(
         [sys.executable, "-m", "delve_bench", "run", "lin-1", "hwang-g1/clean/std.64"]
@@ -130,7 +154,9 @@ def _job_blas(root, env: dict) -> list[dict]:
     )
     assert r.returncode == 0, r.stderr
     meta = root / "results" / "lin-1" / "hwang-g1" / "clean" / "std.64" / "0" / "meta.json"
-    return json.loads(meta.read_text())["blas"]
+    recorded = json.loads(meta.read_text())
+    assert recorded["cpu"] == blas.machine_record()  # the job's CPU, beside its BLAS
+    return recorded["blas"]
 
 
 @pytest.mark.slow

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from .. import __version__
-from ..blas import blas_libraries
+from ..blas import blas_libraries, machine_record
 from ..defaults import CLASSIFICATION_LOSSES, DEFAULT_BUDGET_MODE, DEFAULT_TIME_SCALE, BudgetMode
 from ..errors import DelveError
 from ..losses import case_losses, class_losses
@@ -619,6 +619,7 @@ def _execute_locked(ws: WorkspaceDirs, d: Path, job: Job, options: RunOptions) -
         fitted = fit_predict(method, enc, ctx)
         # after the fit: the libraries the method loaded (scipy's own OpenBLAS) are listed
         meta["blas"] = blas_libraries()
+        meta["cpu"] = machine_record()
         if enc.coding.categorical:
             tables = class_tables(fitted.prediction, enc)
         else:
@@ -653,6 +654,7 @@ def _execute_locked(ws: WorkspaceDirs, d: Path, job: Job, options: RunOptions) -
     meta["wall_seconds"] = round(time.perf_counter() - wall0, 4)
     meta.setdefault("cpu_seconds", round(time.process_time() - cpu0, 4))
     meta.setdefault("blas", blas_libraries())
+    meta.setdefault("cpu", machine_record())
     meta["end"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     meta["end_time"] = time.time()  # to order results finished within one second
     _write_meta(d, meta)

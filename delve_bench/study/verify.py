@@ -18,7 +18,9 @@
    the precision they are committed in (relative difference <= 2^-23); that is reported as
    a pass "to float32" and anything larger fails. Where the committed meta.json records
    other BLAS kernels than the rerun's (``blas``, :func:`~delve_bench.blas.kernel_note`),
-   the line says which, and how to pin them.
+   the line says which, and how to pin them; where it records other numpy SIMD targets
+   (``cpu``, :func:`~delve_bench.blas.machine_note`: numpy's AVX-512 float64 exp and log
+   differ from the C library's in the last bits), it names both CPUs.
 3. **Methods with a CPU budget** (gp-mc-1, mlp-mc-1, mlp-ese-1 in the thesis study): the
    cheapest instance is rerun at the smallest committed budget (the smallest snapshot
    ``METHOD@F`` where the method has snapshots) and compared with the committed result of
@@ -44,7 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..blas import kernel_note
+from ..blas import kernel_note, machine_note
 from ..errors import DelveError
 from ..methods.registry import method_spec
 from ..run import provenance as pv
@@ -302,7 +304,11 @@ def _check_exact(ws, study, plan) -> Check:
                 "committed losses",
             )
         ok = worst <= FLOAT32_REL
-        note = kernel_note(meta.get("blas"), new_meta.get("blas"))
+        notes = [
+            kernel_note(meta.get("blas"), new_meta.get("blas")),
+            machine_note(meta.get("cpu"), new_meta.get("cpu")),
+        ]
+        note = "; ".join(x for x in notes if x)
         return Check(
             name=label,
             ok=ok,

@@ -12,7 +12,7 @@ under a content key and every other method fitting the same training set reads i
   (:func:`delve_bench.rng.random_order`), so every method gets the same subset (the
   method's own generator would give each method another one);
 * **the key**: the sha256 of :data:`STAGE_VERSION`, the CG's settings, the versions of
-  numpy and its BLAS, the BLAS thread count and the machine architecture (a stage is
+  numpy and its BLAS, the BLAS kernels and thread count and the machine architecture (a stage is
   reused only where computing it would give the same bits), and the bytes of the data the
   CG sees;
 * **the value**: the CG's end point ``theta`` and its counts, and the CPU seconds the CG
@@ -107,20 +107,20 @@ def stage_data(X: np.ndarray, t: np.ndarray, max_n: int) -> tuple[np.ndarray, np
 
 
 def _blas() -> list[list]:
-    """The BLAS libraries numpy runs on, their versions and thread counts: what, besides
-    numpy itself, decides the last bits of an eigendecomposition."""
-    from threadpoolctl import threadpool_info
+    """The BLAS libraries numpy runs on: name, version, kernels (OPENBLAS_CORETYPE picks
+    other ones on the same machine) and thread count, what besides numpy itself decides
+    the last bits of an eigendecomposition."""
+    from ...blas import blas_libraries
 
     return sorted(
-        [str(i.get("internal_api")), str(i.get("version")), int(i.get("num_threads") or 0)]
-        for i in threadpool_info()
-        if i.get("user_api") == "blas"
+        [str(b["library"]), str(b["version"]), str(b["architecture"]), int(b["threads"] or 0)]
+        for b in blas_libraries()
     )
 
 
 def stage_key(X: np.ndarray, t: np.ndarray, max_iterations: int) -> str:
     """The content key of the stage on exactly these cases with this iteration limit, on
-    this numpy, BLAS (and its thread count) and architecture."""
+    this numpy, BLAS (its kernels and thread count) and architecture."""
     settings = {
         "stage": STAGE,
         "version": STAGE_VERSION,

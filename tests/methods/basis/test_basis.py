@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from scipy.stats import multivariate_normal
+from support import NUMPY_AVX512
 
 from delve_bench.methods.basis.abf import fit_abf, log_ml_and_grad
 from delve_bench.methods.basis.criteria import loo_residuals, msc
@@ -592,7 +593,10 @@ def test_local_ridge_1_fits_noise_free_data(tmp_path):
     from delve_bench.workspace import WorkspaceDirs
 
     (ref,) = resolve_tasks(WorkspaceDirs(tmp_path), ["hwang-g1/clean/std.64"])
-    for i, n_basis, mean_s in ((0, 18, 3.4146947623575287e-05), (5, 6, 4.640748902788881e-05)):
+    # instance 0's S by numpy's loops (support.NUMPY_AVX512): 5.6e-6 apart on this
+    # ill-conditioned fit; instance 5's agree to 4e-9
+    first = 3.4146947623575287e-05 if NUMPY_AVX512 else 3.414675604483819e-05
+    for i, n_basis, mean_s in ((0, 18, first), (5, 6, 4.640748902788881e-05)):
         r = execute(str(tmp_path), Job("local-ridge-1", ref, i), RunOptions(mode="work"))
         assert r.status == "ok", r.error
         d = tmp_path / "results" / "local-ridge-1" / "hwang-g1" / "clean" / "std.64" / str(i)
