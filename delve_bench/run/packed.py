@@ -14,8 +14,8 @@ import hashlib
 import json
 import lzma
 import re
-from dataclasses import dataclass, field
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -321,11 +321,7 @@ def _loss_columns(path: str | Path) -> _LossColumns:
         task = table.column("task").combine_chunks()  # one dictionary for all row groups
         named = pa.types.is_dictionary(task.type)  # not so where the names are not text
         tasks = [str(t) for t in task.dictionary.to_pylist()] if named else []
-        if (
-            not named
-            or task.null_count
-            or not all(re.fullmatch(r".*std\.\d+", t) for t in tasks)
-        ):
+        if not named or task.null_count or not all(re.fullmatch(r".*std\.\d+", t) for t in tasks):
             raise DelveError(f"{path}: a task name does not end in std.N")
         n = table.num_rows
         return _LossColumns(
