@@ -10,6 +10,8 @@ import functools
 import re
 from pathlib import Path
 
+import pytest
+
 import delve_bench
 
 PKG = Path(delve_bench.__file__).parent
@@ -287,11 +289,22 @@ def test_the_status_of_a_committed_study_loads_only_numpy(tmp_path):
     assert _loaded("study", "status", "thesis", cwd=tmp_path) == ["numpy"]
 
 
-def test_a_compare_over_a_committed_study_loads_only_numpy_and_scipy_special(tmp_path):
-    """83 tasks, with their tests, the quasi-F's level and the low-power hints (power and
+@pytest.mark.parametrize(
+    "tasks",
+    [
+        # every task both finished (83, found from their states): 5 CPU s, so in the full
+        # suite only; the fast loop compares the four below, which take every path of it
+        pytest.param((), marks=pytest.mark.slow, id="83-tasks"),
+        # the 2-way design (its quasi-F, the size-corrected level, a bounded p) and the
+        # hierarchical one (t-test), each with a low-power hint
+        pytest.param(("boston", "kin-32nh/dist/std.64"), id="4-tasks"),
+    ],
+)
+def test_a_compare_over_a_committed_study_loads_only_numpy_and_scipy_special(tmp_path, tasks):
+    """The tasks' tests, the quasi-F's level and the low-power hints (power and
     detectable differences of both designs): scipy.special's functions, not scipy.stats'
     distributions or scipy.optimize's root finders, and no pandas."""
-    args = ("compare", "gp-map-1", "mars3.6-bag-1", "--with", "thesis")
+    args = ("compare", "gp-map-1", "mars3.6-bag-1", *tasks, "--with", "thesis")
     assert _loaded(*args, cwd=tmp_path) == ["numpy", "scipy.special"]
 
 

@@ -34,10 +34,10 @@ _DIGEST = 32  # bytes of the sha256 that heads an entry
 @functools.cache
 def _code() -> bytes:
     """sha256 of what the parsed values depend on besides the file and its spec: the
-    reader's source and numpy's version (its C reader parses the plain files)."""
-    from . import load
-
-    return hashlib.sha256(Path(load.__file__).read_bytes() + np.__version__.encode()).digest()
+    reader's source (:mod:`.load`, which imports this module) and numpy's version (its C
+    reader parses the plain files)."""
+    reader = Path(__file__).with_name("load.py").read_bytes()
+    return hashlib.sha256(reader + np.__version__.encode()).digest()
 
 
 def entry_name(content_sha256: str, spec: DatasetSpec) -> str:
