@@ -367,7 +367,9 @@ def _to_numpy(column, pa, dtype) -> np.ndarray:
     if raw.dtype.kind != "f" or np.dtype(dtype).kind != "f":  # float to float is exact
         if inexact.any():
             v = raw[np.argmax(inexact)]
-            raise pa.ArrowInvalid(f"{arr.type} value {v} does not convert exactly to {dtype}")
+            raise pa.ArrowInvalid(
+                f"{arr.type} value {v} does not convert exactly to {np.dtype(dtype)}"
+            )
     return values if valid.all() else np.where(valid, values, np.nan)
 
 
