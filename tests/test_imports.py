@@ -310,8 +310,8 @@ def test_the_status_of_a_committed_study_loads_only_numpy(tmp_path):
         # every task both finished (83, found from their states): 5 CPU s, so in the full
         # suite only; the fast loop compares the four below, which take every path of it
         pytest.param((), marks=slow_command, id="83-tasks"),
-        # the 2-way design (its quasi-F, the size-corrected level, a bounded p) and the
-        # hierarchical one (t-test), each with a low-power hint
+        # the 2-way design (its quasi-F, and the size-corrected level deciding at 2
+        # instances) and the hierarchical one (t-test), each with a low-power hint
         pytest.param(("boston", "kin-32nh/dist/std.64"), id="4-tasks"),
     ],
 )
