@@ -24,6 +24,22 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.slow)
 
 
+#: examples hypothesis tries per property (tests/test_fuzz.py): the full suite tries 150;
+#: the fast loop (exactly `-m "not slow"`) tries 25, every property on fewer inputs (the
+#: fuzz module took a sixth of the fast loop at 150)
+FUZZ_EXAMPLES = {"full": 150, "fast-loop": 25}
+
+
+def pytest_configure(config):
+    try:
+        from hypothesis import settings
+    except ImportError:  # no hypothesis: no properties to size
+        return
+    for name, examples in FUZZ_EXAMPLES.items():
+        settings.register_profile(name, max_examples=examples)
+    settings.load_profile("fast-loop" if config.getoption("markexpr") == "not slow" else "full")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _own_user_cache(tmp_path_factory):
     """The suite's own ``$XDG_CACHE_HOME``: what `delve` remembers in the user's cache (the

@@ -30,8 +30,8 @@ from delve_bench.tasks.spec import _parse_file as parse_prototask
 from delve_bench.tasks.spec import prototask_spec
 from delve_bench.workspace import WorkspaceDirs, builtin_root
 
+#: examples per property: the profile tests/conftest.py loads (150, or 25 in the fast loop)
 FUZZ = settings(
-    max_examples=150,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

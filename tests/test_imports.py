@@ -10,6 +10,8 @@ import functools
 import re
 from pathlib import Path
 
+import pytest
+
 import delve_bench
 
 PKG = Path(delve_bench.__file__).parent
@@ -25,9 +27,15 @@ def _modules() -> dict[str, Path]:
 
 
 @functools.cache
+def _tree(path: Path) -> ast.Module:
+    """A module's syntax tree, parsed once for all the checks (parsing every module's
+    source is most of this file's time)."""
+    return ast.parse(path.read_text())
+
+
+@functools.cache
 def _package_graph() -> dict[str, set[str]]:
-    """The graph of the package's own modules, parsed once for all the checks (parsing
-    every module's source is most of this file's time)."""
+    """The graph of the package's own modules, made once for all the checks."""
     return _graph(_modules())
 
 
@@ -36,7 +44,7 @@ def _graph(mods: dict[str, Path]) -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {m: set() for m in mods}
     for m, path in mods.items():
         package = m if path.name == "__init__.py" else m.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.ImportFrom):
                 if node.level:
                     base = package.split(".")[: len(package.split(".")) - node.level + 1]
@@ -205,7 +213,7 @@ def _libraries_imported() -> set[str]:
 
     out = set()
     for path in _modules().values():
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.ImportFrom) and not node.level and node.module:
                 out.add(node.module.partition(".")[0])
             elif isinstance(node, ast.Import):
@@ -244,6 +252,14 @@ _LOADED = (
 )
 
 
+#: a check below that runs a `delve` command on the thesis study starts a process that
+#: imports numpy, scipy and pyarrow and reads the study (1 to 5 CPU s each), which is
+#: why tests that run `delve` in a subprocess are `slow` (tests/conftest.py): the full
+#: suite runs them all; the fast loop keeps one, the compare of four tasks, whose hints
+#: take the most of scipy.special
+slow_command = pytest.mark.slow
+
+
 def _loaded(*args: str, cwd: Path | None = None) -> list[str]:
     """The heavy libraries ``delve *args`` left loaded, run in ``cwd`` as its workspace.
     Give the study commands an empty one: results in the checkout's own ``results/``
@@ -280,6 +296,7 @@ def test_delve_stats_and_compare_of_one_task_load_neither_pandas_nor_scipy_stats
     assert _loaded("compare", "lin-1", "ridge-1", task, cwd=tmp_path) == ["numpy", "scipy.special"]
 
 
+@slow_command
 def test_the_status_of_a_committed_study_loads_only_numpy(tmp_path):
     """`delve study status` reads the packed meta lines, not the losses (no DataFrame), and
     imports the gp and mlp plugins only to ask whether they are anytime methods (no
@@ -287,14 +304,26 @@ def test_the_status_of_a_committed_study_loads_only_numpy(tmp_path):
     assert _loaded("study", "status", "thesis", cwd=tmp_path) == ["numpy"]
 
 
-def test_a_compare_over_a_committed_study_loads_only_numpy_and_scipy_special(tmp_path):
-    """83 tasks, with their tests, the quasi-F's level and the low-power hints (power and
+@pytest.mark.parametrize(
+    "tasks",
+    [
+        # every task both finished (83, found from their states): 5 CPU s, so in the full
+        # suite only; the fast loop compares the four below, which take every path of it
+        pytest.param((), marks=slow_command, id="83-tasks"),
+        # the 2-way design (its quasi-F, and the size-corrected level deciding at 2
+        # instances) and the hierarchical one (t-test), each with a low-power hint
+        pytest.param(("boston", "kin-32nh/dist/std.64"), id="4-tasks"),
+    ],
+)
+def test_a_compare_over_a_committed_study_loads_only_numpy_and_scipy_special(tmp_path, tasks):
+    """The tasks' tests, the quasi-F's level and the low-power hints (power and
     detectable differences of both designs): scipy.special's functions, not scipy.stats'
     distributions or scipy.optimize's root finders, and no pandas."""
-    args = ("compare", "gp-map-1", "mars3.6-bag-1", "--with", "thesis")
+    args = ("compare", "gp-map-1", "mars3.6-bag-1", *tasks, "--with", "thesis")
     assert _loaded(*args, cwd=tmp_path) == ["numpy", "scipy.special"]
 
 
+@slow_command
 def test_a_report_of_one_prototask_loads_no_scipy_stats(tmp_path):
     """One prototask is one block: no Friedman test (its distributions and Nemenyi's
     studentized range are what need scipy.stats), and the tables' ranks are numpy's."""
@@ -304,6 +333,7 @@ def test_a_report_of_one_prototask_loads_no_scipy_stats(tmp_path):
     assert (tmp_path / "report" / "index.html").is_file()
 
 
+@slow_command
 def test_a_report_over_prototasks_loads_scipy_stats_for_its_friedman_test(tmp_path):
     """The other side of the line above: with two prototasks the Friedman test and its
     Nemenyi post-hoc are computed, and they do need scipy.stats (which brings

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import DelveError
 from ..workspace import WorkspaceDirs, cache_dir, shipped_data_dir
-from . import hwang
+from . import hwang, parsed
 from .spec import DatasetSpec, dataset_spec
 
 
@@ -280,13 +280,15 @@ def _locate(spec: DatasetSpec) -> Path:
     return path
 
 
-def _check_sha256(spec: DatasetSpec, content: bytes, where: str) -> None:
+def _check_sha256(spec: DatasetSpec, content: bytes, where: str) -> str:
+    """The sha256 of ``content``, after checking it against the spec's."""
     digest = sha256(content)
     if spec.sha256 and digest != spec.sha256:
         raise DelveError(
             f"checksum mismatch for {spec.name} ({where}): expected sha256 {spec.sha256}, "
             f"got {digest}"
         )
+    return digest
 
 
 _VERIFIED: set[tuple] = set()
@@ -311,7 +313,8 @@ def verify_dataset(ws: WorkspaceDirs, name: str) -> None:
 
 
 def load_dataset(ws: WorkspaceDirs, name: str) -> Dataset:
-    """Load, verify (sha256) and parse dataset ``name``; cached per process."""
+    """Load, verify (sha256) and parse dataset ``name``; cached per process, and the
+    parsed values of a data file by its content (:mod:`.parsed`)."""
     spec = dataset_spec(ws, name)
     if spec.generator is not None:  # spec.generated
         key: tuple = (spec.name, "generated", repr(spec.generator), spec.cases)
@@ -327,11 +330,18 @@ def load_dataset(ws: WorkspaceDirs, name: str) -> Dataset:
             return _LOADED[key]
         content = read_bytes(path)
         where = str(path)
-    _check_sha256(spec, content, where)
-    try:
-        text = content.decode("utf-8")
-    except UnicodeDecodeError:
-        raise DelveError(f"{where}: not a text data file") from None
-    ds = Dataset(spec=spec, values=parse_cases(text, spec, where), source=where)
+    digest = _check_sha256(spec, content, where)
+    # a file's values by its content; a generated dataset's are made afresh each time
+    entry = None if spec.generator is not None else parsed.entry_name(digest, spec)
+    values = None if entry is None else parsed.recall(entry, (spec.cases, len(spec.attributes)))
+    if values is None:
+        try:
+            text = content.decode("utf-8")
+        except UnicodeDecodeError:
+            raise DelveError(f"{where}: not a text data file") from None
+        values = parse_cases(text, spec, where)
+        if entry is not None:
+            parsed.remember(entry, values)
+    ds = Dataset(spec=spec, values=values, source=where)
     _LOADED[key] = ds
     return ds

@@ -14,6 +14,7 @@ import hashlib
 import json
 import lzma
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -172,20 +173,34 @@ def _meta_lines(path: Path) -> list[dict]:
 
 
 def packed_metas(
-    study_dir: Path, method: str, dataset: str, prototask: str
+    study_dir: Path,
+    method: str,
+    dataset: str,
+    prototask: str,
+    lines: Iterable[dict] | None = None,
 ) -> dict[tuple[int, int], dict]:
     """The packed meta lines of one method on one prototask by (size, instance), without
-    its losses (what progress and provenance need); empty when there are none."""
+    its losses (what progress and provenance need); empty when there are none.
+    ``lines``: the file's :func:`_meta_lines`, where the caller has read them already."""
     mp = packed_paths(study_dir, method, dataset, prototask)[1]
-    if not mp.is_file():
-        return {}
-    return {(_size_of(m["task"]), m["instance"]): m for m in _meta_lines(mp)}
+    if lines is None:
+        if not mp.is_file():
+            return {}
+        lines = _meta_lines(mp)
+    return {(_size_of(m["task"]), m["instance"]): m for m in lines}
 
 
-def read_packed(study_dir: Path, method: str, dataset: str, prototask: str) -> Packed:
-    """The packed results (empty when there are none)."""
+def read_packed(
+    study_dir: Path,
+    method: str,
+    dataset: str,
+    prototask: str,
+    lines: Iterable[dict] | None = None,
+) -> Packed:
+    """The packed results (empty when there are none); ``lines`` as for
+    :func:`packed_metas`."""
     lp = packed_paths(study_dir, method, dataset, prototask)[0]
-    out = Packed(packed_metas(study_dir, method, dataset, prototask), {}, source=lp)
+    out = Packed(packed_metas(study_dir, method, dataset, prototask, lines), {}, source=lp)
     if not out.metas:
         return out
     if lp.is_file():
@@ -279,7 +294,9 @@ def _loss_columns(path: str | Path) -> _LossColumns:
     if not Path(path).is_file():
         raise DelveError(f"{path}: not a regular file")
     try:
-        pf = pq.ParquetFile(path)
+        # the task names as a dictionary (as they are stored), read so: dictionary_encode
+        # imports pyarrow.compute, 0.1 s of a compare
+        pf = pq.ParquetFile(path, read_dictionary=["task"])
         md = pf.metadata
         size = sum(md.row_group(i).total_byte_size for i in range(md.num_row_groups))
         if md.num_rows > MAX_LOSS_ROWS or size > MAX_LOSS_BYTES:
@@ -301,9 +318,10 @@ def _loss_columns(path: str | Path) -> _LossColumns:
                 f"{path}: its columns must be task, instance, case and one or more of S, A, L "
                 "(numbers)"
             )
-        task = table.column("task").combine_chunks().dictionary_encode()
-        tasks = [str(t) for t in task.dictionary.to_pylist()]
-        if task.null_count or not all(re.fullmatch(r".*std\.\d+", t) for t in tasks):
+        task = table.column("task").combine_chunks()  # one dictionary for all row groups
+        named = pa.types.is_dictionary(task.type)  # not so where the names are not text
+        tasks = [str(t) for t in task.dictionary.to_pylist()] if named else []
+        if not named or task.null_count or not all(re.fullmatch(r".*std\.\d+", t) for t in tasks):
             raise DelveError(f"{path}: a task name does not end in std.N")
         n = table.num_rows
         return _LossColumns(
@@ -326,15 +344,33 @@ def _loss_columns(path: str | Path) -> _LossColumns:
 
 def _to_numpy(column, pa, dtype) -> np.ndarray:
     """A numeric arrow column as a numpy array of ``dtype`` (a null as NaN), read from its
-    buffer: pyarrow's own ``to_numpy`` imports pandas, half a second."""
+    buffers and converted by numpy: pyarrow's own ``to_numpy`` imports pandas (half a
+    second), and its ``cast`` and ``fill_null`` import pyarrow.compute (0.1 s). As
+    arrow's safe cast, a value that ``dtype`` cannot hold exactly (1.5 as an integer, an
+    integer beyond 2**53 as a float) is an error (``pa.ArrowInvalid``)."""
     arr = column.combine_chunks() if hasattr(column, "combine_chunks") else column
-    arr = arr.cast(pa.from_numpy_dtype(dtype))
-    if arr.null_count:
-        import pyarrow.compute as pc
+    n, at = len(arr), arr.offset
 
-        arr = pc.fill_null(arr, np.nan)
-    size = np.dtype(dtype).itemsize
-    return np.frombuffer(arr.buffers()[1], dtype=dtype, count=len(arr), offset=arr.offset * size)
+    def bitmap(buf) -> np.ndarray:  # one bit per value, least significant first
+        bits = np.unpackbits(np.frombuffer(buf, np.uint8), count=at + n, bitorder="little")
+        return bits[at:].astype(bool)
+
+    if pa.types.is_boolean(arr.type):
+        raw = bitmap(arr.buffers()[1])
+    else:
+        own = np.dtype(arr.type.to_pandas_dtype())
+        raw = np.frombuffer(arr.buffers()[1], dtype=own, count=n, offset=at * own.itemsize)
+    valid = bitmap(arr.buffers()[0]) if arr.null_count else np.ones(n, dtype=bool)
+    with np.errstate(invalid="ignore", over="ignore"):
+        values = raw.astype(dtype)
+        inexact = valid & (values.astype(raw.dtype) != raw)
+    if raw.dtype.kind != "f" or np.dtype(dtype).kind != "f":  # float to float is exact
+        if inexact.any():
+            v = raw[np.argmax(inexact)]
+            raise pa.ArrowInvalid(
+                f"{arr.type} value {v} does not convert exactly to {np.dtype(dtype)}"
+            )
+    return values if valid.all() else np.where(valid, values, np.nan)
 
 
 def _numbers(t, pa) -> bool:

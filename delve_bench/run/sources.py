@@ -61,11 +61,22 @@ def _stamp(path: Path) -> int:
         return 0
 
 
+@lru_cache(maxsize=256)
+def _meta_lines(path: Path, stamp: int) -> tuple[dict, ...]:
+    """The meta lines of a packed file, read once per file version: a command that lists
+    a study's tasks (:func:`study_tasks`) then reads their results (:func:`packed`) would
+    otherwise decompress and parse every line twice."""
+    from .packed import _meta_lines
+
+    return tuple(_meta_lines(path)) if path.is_file() else ()
+
+
 @lru_cache(maxsize=64)
 def _packed(study_dir: Path, method: str, dataset: str, prototask: str, stamps) -> Packed:
-    from .packed import read_packed
+    from .packed import packed_paths, read_packed
 
-    return read_packed(study_dir, method, dataset, prototask)
+    meta = packed_paths(study_dir, method, dataset, prototask)[1]
+    return read_packed(study_dir, method, dataset, prototask, _meta_lines(meta, stamps[1]))
 
 
 def packed(study_dir: Path, method: str, dataset: str, prototask: str) -> Packed:
@@ -83,11 +94,8 @@ def _task_ref(name: str) -> TaskRef | None:
     return TaskRef(parts[0], parts[1], int(parts[2][4:]))
 
 
-@lru_cache(maxsize=256)
 def _packed_tasks(path: Path, stamp: int) -> tuple[TaskRef, ...]:
-    from .packed import _meta_lines
-
-    refs = {_task_ref(m["task"]) for m in _meta_lines(path)}
+    refs = {_task_ref(m["task"]) for m in _meta_lines(path, stamp)}
     return tuple(sorted(r for r in refs if r is not None))
 
 

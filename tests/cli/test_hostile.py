@@ -128,6 +128,10 @@ def _capped_delve(root: Path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
+# slow: two `delve run` processes (a dry run and a run of two jobs), as tests that run
+# `delve` in a subprocess are (tests/conftest.py); the FIFO and /dev/zero cases of the
+# readers are checked in-process above
+@pytest.mark.slow
 def test_run_and_its_estimate_skip_a_meta_json_that_is_not_a_regular_file(tmp_path, ws):
     # `delve run` reads every earlier meta.json of the method for its time estimate (also
     # with --dry-run); it read them raw: /dev/zero filled 22 GB, a FIFO hung it. One
@@ -272,6 +276,9 @@ def test_bayes_on_identical_methods_says_why_there_is_no_posterior(tmp_path, del
     assert "no posterior: the differences do not vary" in r.stdout
 
 
+# slow: a `delve run` process, as tests that run `delve` in a subprocess are
+# (tests/conftest.py)
+@pytest.mark.slow
 def test_sigterm_stops_a_run_with_a_message(tmp_path):
     (tmp_path / "methods").mkdir()
     (tmp_path / "methods" / "sleep-1.yaml").write_text("plugin: misbehaving:Sleep\nparams: {}\n")

@@ -63,3 +63,42 @@ def test_a_cache_that_cannot_be_written_costs_time_only(study, tmp_path, monkeyp
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "file"))
     assert len(_read_all(study).losses) == 16
     assert len(_read_all(study).losses) == 16
+
+
+def test_columns_are_converted_as_arrow_casts_them(tmp_path):
+    """A losses file's columns are converted by numpy from arrow's buffers (pyarrow's own
+    cast imports pyarrow.compute): to int64 and float64, a null loss as NaN, the task
+    names as one dictionary over every row group, and a value its column cannot hold
+    exactly (a case number 1.5) an error naming the file, as arrow's safe cast made it."""
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    from delve_bench.errors import DelveError
+
+    path = tmp_path / "kin-8nm-dist.parquet"
+    names = ["kin-8nm/dist/std.64", "kin-8nm/dist/std.128", "kin-8nm/dist/std.64"]
+
+    def write(task, case) -> None:
+        instance = pa.array([0, 1, 1], pa.int16())
+        S = pa.array([1.5, None, 2.0], pa.float32())
+        table = pa.table({"task": task, "instance": instance, "case": case, "S": S})
+        pq.write_table(table, path, row_group_size=1)  # a dictionary per row group
+
+    write(pa.array(names), pa.array([3, 1, 2], pa.int32()))
+    cols = packed._loss_columns(path)
+    assert [cols.tasks[i] for i in cols.task] == names and len(cols.tasks) == 2
+    assert cols.case.dtype == np.int64 and cols.case.tolist() == [3, 1, 2]
+    assert cols.instance.tolist() == [0, 1, 1] and cols.kept == ("S",)
+    S = cols.losses["S"]
+    assert S.dtype == np.float64 and S[[0, 2]].tolist() == [1.5, 2.0] and np.isnan(S[1])
+    assert np.isnan(cols.losses["A"]).all() and np.isnan(cols.losses["L"]).all()
+    write(pa.array(names), pa.array([3.0, 1.5, 2.0]))
+    with pytest.raises(DelveError) as e:
+        packed._loss_columns(path)
+    assert str(e.value) == (
+        f"{path}: not a readable Parquet file (double value 1.5 does not convert exactly "
+        "to int64); restore it from git"
+    )
+    write(pa.array([1, 2, 3]), pa.array([3, 1, 2], pa.int32()))  # names that are not text
+    with pytest.raises(DelveError, match="a task name does not end in std.N"):
+        packed._loss_columns(path)
