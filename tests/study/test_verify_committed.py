@@ -123,6 +123,36 @@ def test_a_rerun_on_other_kernels_says_which_and_how_to_pin_them(ws):
     )
 
 
+def _committed_cpu(ws, cpu: dict) -> None:
+    """Record ``cpu`` as the CPU the committed lin-1 results were made on."""
+    from delve_bench.study.pack import _meta_lines, _xz
+
+    meta = ws / "results/h/meta/lin-1/hwang-g1-noisy.jsonl.xz"
+    lines = [m | {"cpu": cpu} for m in _meta_lines(meta)]
+    meta.write_bytes(_xz(("\n".join(json.dumps(m, sort_keys=True) for m in lines) + "\n").encode()))
+
+
+def test_a_rerun_where_numpy_ran_other_loops_is_checked_statistically(ws):
+    """Committed where numpy ran AVX-512 loops, rerun here with others: the bits cannot
+    match, so a rerun beyond float32 passes when it is not significantly worse, and fails
+    when it is (the check of the methods with a CPU budget)."""
+    other = {"model": "Intel Xeon", "numpy_simd": ["X86_V3", "X86_V4", "AVX512_ICL"]}
+    _committed_cpu(ws, other)
+    df = read_losses(ws / LOSSES)
+    first = np.flatnonzero(df["instance"].to_numpy() == 0)
+    df.loc[first[0], "S"] *= 1.01  # beyond float32, not worse
+    (ws / LOSSES).write_bytes(_parquet(df))
+    r = run_delve(ws, "study", "verify", "h")
+    line = next(x for x in r.stdout.splitlines() if "reproduce lin-1" in x)
+    assert line.startswith("ok ") and "not bit-comparable (made where numpy's loops were " in line
+    assert "X86_V4, AVX512_ICL (Intel Xeon), this run" in line and "p = " in line
+    df.loc[first, "S"] *= 0.5  # the rerun now twice the committed loss on every case
+    (ws / LOSSES).write_bytes(_parquet(df))
+    r = run_delve(ws, "study", "verify", "h")
+    assert r.returncode == 1
+    assert "mean S +" in _fail_line(r, "reproduce lin-1")
+
+
 def test_committed_results_on_other_task_files_are_stale_not_verified(ws):
     tasks = ws / "tasks" / "hwang-g1"
     shutil.copytree(REPO / "tasks" / "hwang-g1", tasks)
