@@ -367,7 +367,7 @@ displays: [diagrams, anytime]
 
 def test_a_study_with_snapshots_reports_them_and_verifies_them_statistically(tmp_path, delve):
     """mlp-mc-1's sampler on ~1 CPU s per instance: snapshots are packed and shown in the
-    anytime display, and verify reruns the smallest snapshot and tests it (cpu mode)."""
+    anytime display, and verify reruns the full budget and tests it (cpu mode)."""
     (tmp_path / "methods").mkdir()
     (tmp_path / "methods" / "mlpt.yaml").write_text(
         "plugin: delve_bench.methods.mlp.mc:MlpMc\nbudget: {cpu_per_case: 30, work: 40}\n"
@@ -391,7 +391,7 @@ def test_a_study_with_snapshots_reports_them_and_verifies_them_statistically(tmp
     table = (base / "report" / "tables" / "anytime.md").read_text()
     assert "mlpt@0.5" in table and (base / "report" / "figures" / "anytime.png").is_file()
     r = delve("study", "verify", "any", check=True)
-    assert "ok   rerun mlpt@0.5: kin-8nm/dist/std.64 #0" in r.stdout
+    assert "ok   rerun mlpt: kin-8nm/dist/std.64 #0" in r.stdout
     assert "ok   reproduce lin-1" in r.stdout
 
 
