@@ -112,10 +112,23 @@ class MethodPlan:
         return dict(self.time_scales).get(ref, self.time_scale)
 
     def describe_time_scale(self) -> str:
-        """``0.005``, or ``0.005 (0.05 on pumadyn-32nm)`` where it differs by task."""
+        """``0.005``, or ``0.005 (0.05 on pumadyn-32nm/std.64, 128 and pumadyn-32nh)``
+        where it differs by task: the keys of one value together, the sizes of one
+        prototask as one list."""
         if not self.time_scale_keys:
             return f"{self.time_scale:g}"
-        on = "; ".join(f"{v:g} on {k}" for k, v in self.time_scale_keys)
+        by_value: dict[float, dict[str, list[str]]] = {}
+        for key, value in self.time_scale_keys:
+            head, sep, size = key.rpartition("/std.")
+            prefix, tail = (head + sep, size) if sep and size.isdigit() else (key, "")
+            by_value.setdefault(value, {}).setdefault(prefix, []).append(tail)
+        on = "; ".join(
+            f"{v:g} on "
+            + " and ".join(
+                prefix + ", ".join(t for t in tails if t) for prefix, tails in keys.items()
+            )
+            for v, keys in by_value.items()
+        )
         return f"{self.time_scale:g} ({on})"
 
     def instances_at(self, ref: TaskRef) -> set[int] | None:

@@ -526,6 +526,23 @@ def test_packed_results_made_under_other_settings_are_stale_in_a_study(tmp_path)
     assert row.stale == 8 and "fingerprint: none recorded" in row.stale_reasons[0]
 
 
+def test_the_budgets_table_names_per_task_time_scales_by_prototask():
+    """The keys of one time scale together, the sizes of one prototask as one list, in
+    file order; a key that is not one size stays as written."""
+    from delve_bench.study.spec import MethodPlan
+
+    keys = (
+        ("pumadyn-32nm/std.64", 0.05),
+        ("pumadyn-32nm/std.128", 0.05),
+        ("kin-8nm", 0.01),
+        ("pumadyn-32nh/accel/std.512", 0.05),
+    )
+    plan = MethodPlan("m", "cpu", 0.005, time_scale_keys=keys)
+    assert plan.describe_time_scale() == (
+        "0.005 (0.05 on pumadyn-32nm/std.64, 128 and pumadyn-32nh/accel/std.512; 0.01 on kin-8nm)"
+    )
+
+
 def test_a_time_scale_may_differ_by_task(tmp_path):
     """``time_scale: {default: x, TASKS: y}``: the named tasks' jobs get their own budget
     (fingerprint, status estimate, run groups); results made at the old scale there are
