@@ -787,11 +787,15 @@ def execute_plan(
 
 def _check_writable(ws: WorkspaceDirs, jobs) -> None:
     """Every folder the jobs write to takes a file, checked before any job starts."""
-    from .run.store import result_dir
+    from .run.store import task_dir
     from .workspace import ensure_writable
 
-    dirs = {result_dir(ws, j.method, j.ref, j.instance) for j in jobs}
-    for d in sorted({d.parent for d in dirs}) + sorted(d for d in dirs if d.is_dir()):
+    by_task: dict[tuple, set[int]] = {}
+    for j in jobs:
+        by_task.setdefault((j.method, j.ref), set()).add(j.instance)
+    tdirs = {key: task_dir(ws, *key) for key in by_task}
+    existing = [tdirs[k] / str(i) for k, ii in by_task.items() for i in ii]
+    for d in sorted(set(tdirs.values())) + sorted(d for d in existing if d.is_dir()):
         ensure_writable(d)
 
 

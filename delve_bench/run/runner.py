@@ -32,7 +32,7 @@ from .job import (
     hard_limits,
 )
 from .provenance import stale_fields
-from .store import InstanceLock, instance_state, read_meta, result_dir
+from .store import InstanceLock, instance_state, read_meta, result_dir, task_dir
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -98,12 +98,13 @@ def plan_jobs(
             idx = [i for i in idx if i in want]
         for m in methods:
             fingerprint: Fingerprints | None = None  # made when a finished result is met
+            tdir = task_dir(ws, m, ref)  # once per task: path joins cost the parent per job
             for i in idx:
                 job = Job(m, ref, i)
                 if options.force:
                     plan.todo.append(job)
                     continue
-                d = result_dir(ws, m, ref, i)
+                d = tdir / str(i)
                 state = instance_state(d)
                 if state in ("missing", "corrupt"):
                     plan.todo.append(job)
