@@ -169,19 +169,66 @@ def blas_libraries() -> list[dict]:
         ``version``, ``architecture`` (the kernels in use, e.g. ``Haswell``; None where the
         library does not say), ``threads`` and ``file`` (the library's file name).
     """
+    return _libraries(full_path=False)
+
+
+def _libraries(*, full_path: bool) -> list[dict]:
     from threadpoolctl import threadpool_info
 
-    return [
-        {
+    out = []
+    for lib in threadpool_info():
+        if lib.get("user_api") != "blas":
+            continue
+        path = str(lib.get("filepath", ""))
+        rec = {
             "library": lib.get("internal_api"),
             "version": lib.get("version"),
             "architecture": lib.get("architecture"),
             "threads": lib.get("num_threads"),
-            "file": os.path.basename(str(lib.get("filepath", ""))),
+            "file": os.path.basename(path),
         }
-        for lib in threadpool_info()
-        if lib.get("user_api") == "blas"
-    ]
+        if full_path:
+            rec["path"] = os.path.abspath(path)
+        out.append(rec)
+    return out
+
+
+def _numpy_dirs() -> tuple[str, ...]:
+    """Where numpy's wheel keeps its own BLAS: ``numpy.libs`` beside the package (Linux,
+    Windows) or ``.dylibs`` inside it (macOS)."""
+    import numpy
+
+    pkg = os.path.dirname(os.path.abspath(numpy.__file__))
+    return (pkg + os.sep, os.path.join(os.path.dirname(pkg), "numpy.libs") + os.sep)
+
+
+def numpy_blas(
+    libraries: list[dict] | None = None, dirs: tuple[str, ...] | None = None
+) -> list[dict]:
+    """The BLAS numpy itself runs on, out of :func:`blas_libraries`.
+
+    A process that has imported scipy holds scipy's OpenBLAS besides numpy's; a number
+    numpy computes depends on numpy's alone, so whatever keys such a number must not
+    depend on what else happened to be imported.
+
+    Parameters
+    ----------
+    libraries : list of dict, optional
+        As :func:`blas_libraries` returns them, with their full ``path`` (default: those
+        loaded now).
+    dirs : tuple of str, optional
+        Directory prefixes of numpy's own libraries (default: numpy's wheel's).
+
+    Returns
+    -------
+    list of dict
+        The libraries loaded from numpy's wheel; where numpy links a library outside it
+        (a system or conda BLAS, which scipy then shares), every library given.
+    """
+    libs = _libraries(full_path=True) if libraries is None else libraries
+    prefixes = _numpy_dirs() if dirs is None else dirs
+    own = [lib for lib in libs if str(lib.get("path", "")).startswith(prefixes)]
+    return own or libs
 
 
 _NAMES = {"openblas": "OpenBLAS", "mkl": "MKL", "blis": "BLIS", "accelerate": "Accelerate"}

@@ -202,3 +202,18 @@ def test_jobs_run_through_the_api_get_the_pinned_kernels_too(tmp_path):
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout.splitlines()[-1])
     assert {lib["architecture"] for lib in out["job"]} == {"Haswell"} and out["left"] is None
+
+
+def test_numpy_blas_is_the_library_in_numpys_wheel_or_every_one():
+    """Out of the BLAS loaded, numpy's own (its wheel's directory); where numpy links one
+    outside its wheel (a system or conda BLAS), all of them."""
+    from delve_bench.blas import numpy_blas
+
+    scipy_lib = {"library": "openblas", "path": "/site/scipy.libs/libscipy_openblas.so"}
+    numpy_lib = {"library": "openblas", "path": "/site/numpy.libs/libscipy_openblas64_.so"}
+    dirs = ("/site/numpy/", "/site/numpy.libs/")
+    assert numpy_blas([scipy_lib, numpy_lib], dirs) == [numpy_lib]
+    system = {"library": "openblas", "path": "/usr/lib/libopenblas.so"}
+    assert numpy_blas([system], dirs) == [system]
+    mine = numpy_blas()  # this process: numpy's wheel's library is among those loaded
+    assert mine and all("path" in lib for lib in mine)

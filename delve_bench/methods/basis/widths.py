@@ -107,14 +107,16 @@ def stage_data(X: np.ndarray, t: np.ndarray, max_n: int) -> tuple[np.ndarray, np
 
 
 def _blas() -> list[list]:
-    """The BLAS libraries numpy runs on: name, version, kernels (OPENBLAS_CORETYPE picks
-    other ones on the same machine) and thread count, what besides numpy itself decides
-    the last bits of an eigendecomposition."""
-    from ...blas import blas_libraries
+    """The BLAS numpy runs on: name, version, kernels (OPENBLAS_CORETYPE picks other ones
+    on the same machine) and thread count, what besides numpy itself decides the last bits
+    of an eigendecomposition. numpy's alone: the stage computes with numpy only, and a
+    process that has imported scipy (whose wheel brings another OpenBLAS) must find the
+    stage another process stored."""
+    from ... import blas
 
     return sorted(
         [str(b["library"]), str(b["version"]), str(b["architecture"]), int(b["threads"] or 0)]
-        for b in blas_libraries()
+        for b in blas.numpy_blas()
     )
 
 

@@ -267,11 +267,32 @@ def test_the_key_names_the_blas_kernels(scaled, monkeypatch):
         lib = {"library": "openblas", "version": "0.3.27", "threads": 1, "file": "x.so"}
         return lambda: [lib | {"architecture": arch}]
 
-    monkeypatch.setattr(delve_bench.blas, "blas_libraries", libraries("Haswell"))
+    monkeypatch.setattr(delve_bench.blas, "numpy_blas", libraries("Haswell"))
     haswell = stage_key(X, t, 100)
     assert stage_key(X, t, 100) == haswell
-    monkeypatch.setattr(delve_bench.blas, "blas_libraries", libraries("SkylakeX"))
+    monkeypatch.setattr(delve_bench.blas, "numpy_blas", libraries("SkylakeX"))
     assert stage_key(X, t, 100) != haswell
+
+
+def test_the_key_does_not_depend_on_what_else_was_imported(tmp_path):
+    """scipy's wheel brings its own OpenBLAS; a process that imported it computes the same
+    key as one that did not, since the stage runs on numpy's BLAS alone."""
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np\n"
+        "from delve_bench.methods.basis.widths import stage_key\n"
+        "X = np.arange(12.0).reshape(4, 3); t = np.arange(4.0)\n"
+        "one = stage_key(X, t, 50)\n"
+        "import scipy.linalg\n"
+        "from threadpoolctl import threadpool_info\n"
+        "n = sum(i['user_api'] == 'blas' for i in threadpool_info())\n"
+        "print(n, one == stage_key(X, t, 50))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    libraries, same = out.stdout.split()
+    assert same == "True", libraries
 
 
 def test_a_stage_a_budget_may_stop_is_never_shared(kin64, scaled, tmp_path):
