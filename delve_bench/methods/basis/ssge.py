@@ -277,7 +277,8 @@ def sffs(search: EvidenceSearch) -> SsgeResult:
             # beats the size's record by a hair; there eq. 47 counts any move of alpha as
             # converged, since it is measured in units of sqrt(2 / gamma), so later additions
             # were scored at that alpha and the search never left the mode (31 of 432
-            # instances of the barrio study, 13 of them on kin-8fm).
+            # instances of the barrio study's first run, on seeded instances, 13 of them on
+            # kin-8fm).
             floor = None if target is None else target.log_ev
             if search.remove_worst(protect=added, above=floor) is None:
                 break
