@@ -247,7 +247,7 @@ _LOADED = (
     "    cli.main(sys.argv[1:], prog_name='delve', standalone_mode=False)\n"
     "finally:\n"
     "    heavy = ('numpy', 'pandas', 'scipy.stats', 'scipy.special', 'scipy.optimize',\n"
-    "             'scipy.linalg', 'statsmodels')\n"
+    "             'scipy.linalg', 'statsmodels', 'sklearn')\n"
     "    print('LOADED', *sorted(m for m in heavy if m in sys.modules))\n"
 )
 
@@ -289,10 +289,15 @@ def test_delve_help_loads_no_numerical_library():
 
 def test_delve_stats_and_compare_of_one_task_load_neither_pandas_nor_scipy_stats(delve, tmp_path):
     """`delve stats` is numpy's; `delve compare` adds scipy.special for its test's p-value
-    and the low-power hint (the t and F distributions' functions), no scipy.stats."""
+    and the low-power hint (the t and F distributions' functions), no scipy.stats. A
+    user's scikit-learn method is read from its files: its plugin (2 s of scikit-learn
+    imports) is not loaded to analyse its losses."""
+    pytest.importorskip("sklearn")
+    (tmp_path / "methods").mkdir()
+    (tmp_path / "methods" / "ridge-sk-1.yaml").write_text("plugin: sklearn.linear_model:Ridge\n")
     task = "hwang-g1/clean/std.64"  # generated data
-    delve("run", "lin-1", "ridge-1", task, "--budget-mode", "work", "-q", check=True)
-    assert _loaded("stats", "lin-1", task, cwd=tmp_path) == ["numpy"]
+    delve("run", "lin-1", "ridge-1", "ridge-sk-1", task, "--budget-mode", "work", "-q", check=True)
+    assert _loaded("stats", "ridge-sk-1", task, cwd=tmp_path) == ["numpy"]
     assert _loaded("compare", "lin-1", "ridge-1", task, cwd=tmp_path) == ["numpy", "scipy.special"]
 
 

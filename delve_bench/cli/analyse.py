@@ -41,11 +41,14 @@ from ._group import (
 def stats(ctx: click.Context, method, task_names, loss, output) -> None:
     """Estimated expected loss of METHOD on TASKs (DELVE's mstats)."""
     from .. import api
+    from ..methods.registry import method_spec
     from ..report import format_summary
     from ..tasks import resolve_tasks
 
     ws = _ws(ctx)
-    api.method(method, root=ws)  # an unknown method fails before any task is read
+    # an unknown method fails before any task is read; its YAML is enough for that (its
+    # plugin, perhaps scikit-learn, is not imported: reading losses never needs it)
+    method_spec(ws, method)
     refs = resolve_tasks(ws, task_names)
     results = (api.task_stats(method, r, loss, root=ws) for r in refs)
     emit("stats", results, output, lambda rs: "\n".join(map(format_summary, rs)))
