@@ -619,3 +619,25 @@ def test_local_ridge_start_drops_columns_beyond_the_numerical_rank():
     assert lr.active == list(range(8)) and np.isinf(lr.lam[8:]).all()
     A = F.T @ F + 1e-20 * np.eye(8)
     assert np.allclose(lr.Ainv, np.linalg.inv(A), rtol=1e-10)
+
+
+def test_ssge_starts_in_the_all_noise_mode_on_a_noise_free_polynomial_with_flat_widths(instance):
+    """hwang-g1/clean/std.1024 #0 (a noise-free polynomial; the widths its width stage
+    found, 6.3 and 8.5 on inputs in [-1, 1]): one nearly flat function explains almost
+    nothing, so the first re-estimation sends the shared alpha to the all-noise mode, every
+    later addition is scored there, and forward selection stops at the evidence it started
+    from, predicting the training mean. With widths on the data's scale the same search
+    climbs out at once (docs/methods/basis.md, "Noise-free polynomial targets")."""
+    from delve_bench.methods.basis.design import Scaling
+
+    enc = instance("hwang-g1/clean/std.1024", 0)
+    sc = Scaling.fit(enc.X_train, enc.y_train)
+    X, t = sc.inputs(enc.X_train), sc.target(enc.y_train)
+    flat = EvidenceSearch(rbf_design(X, X, np.array([6.311, 8.541])), t)
+    assert flat.alpha > 1e4 and flat._gamma() < 0.01 and flat.st.beta * t.var() < 1.01
+    res = pta(flat, 1, 0)
+    assert res.state.M <= 21 and res.log_ev < -1760 and len(flat.best.idx) <= 5
+    scaled = EvidenceSearch(rbf_design(X, X, np.array([1.0, 1.0])), t)
+    for _ in range(20):
+        scaled.add_best()
+    assert scaled.alpha < 1e-2 and scaled.log_ev > 2000
