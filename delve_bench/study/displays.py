@@ -26,6 +26,7 @@ from ..report import tables as tb
 from ..report.diagram import colours
 from ..report.figures import save_figure
 from ..run.output import write_file
+from ..run.sources import packed, study_dir_of
 from ..run.store import read_meta, result_dir
 from ..stats.summary import DESIGN_TESTS
 from ..tasks.instances import task_layout
@@ -62,15 +63,22 @@ class StudyView:
 
     def metas(self, name: str, t: TaskReport) -> list[dict]:
         """meta.json of the finished instances of ``name`` on task ``t``."""
+        return [m for m in self.recorded_metas(name, t) if m.get("status") == "ok"]
+
+    def recorded_metas(self, name: str, t: TaskReport) -> list[dict]:
+        """meta.json of every recorded instance (finished or failed) of ``name`` on ``t``,
+        in instance order: from the committed meta lines where the view reads a study's
+        packed files (:mod:`delve_bench.run.sources`), else from the result store."""
         layout = task_layout(
             self.ws, prototask_spec(self.ws, t.ref.dataset, t.ref.prototask), t.ref.size
         )
-        out = []
-        for inst in layout.instances:
-            m = read_meta(result_dir(self.ws, name, t.ref, inst.index))
-            if m and m.get("status") == "ok":
-                out.append(m)
-        return out
+        sd = study_dir_of(self.ws, name)
+        if sd is not None:
+            recorded = packed(sd, name, t.ref.dataset, t.ref.prototask).metas
+            found = (recorded.get((t.ref.size, inst.index)) for inst in layout.instances)
+        else:
+            found = (read_meta(result_dir(self.ws, name, t.ref, i.index)) for i in layout.instances)
+        return [m for m in found if m]
 
 
 # ---- writing ----------------------------------------------------------------------

@@ -1,9 +1,11 @@
 """``delve study report``: every table and figure of a study, from its committed results.
 
-The report is built from the packed files only (:mod:`.pack`): they are unpacked into a
-temporary result store and read by the same code as ``delve report``. So the report is a
-function of what is committed, and ``--check`` can regenerate it anywhere and compare it
-byte for byte with the committed one. Output: ``results/<study>/report/``:
+The report is built from the packed files only (:mod:`.pack`), read in place as the
+reference study of an empty result store (:mod:`delve_bench.run.sources`, the source
+``--with STUDY`` reads) by the same code as ``delve report``. So the report is a function
+of what is committed, and ``--check`` can regenerate it anywhere and compare it byte for
+byte with the committed one. (Until version 0.x it unpacked them into a temporary store
+first: 13,776 files written, read back and deleted for the thesis study.) Output: ``results/<study>/report/``:
 
 * ``index.html``, ``tables/`` and ``plots/`` of ``delve report --plot`` (per prototask
   DELVE diagrams and tables; summary, ranks, wins) for the main methods;
@@ -27,9 +29,10 @@ from ..analysis.collect import PrototaskReport, collect, method_order
 from ..analysis.overview import overview
 from ..errors import DelveError
 from ..report import write_report
-from ..workspace import WorkspaceDirs
+from ..run.packed import packed_paths
+from ..workspace import Reference, WorkspaceDirs
 from . import displays as dp
-from .pack import pack, unpack
+from .pack import pack
 from .results_md import write_results_md
 from .scaling import write_scaling
 from .spec import Study
@@ -82,13 +85,15 @@ def _generate(ws: WorkspaceDirs, study: Study, out: Path) -> StudyReport:
     names = [*study.method_names, *study.snapshot_names]
     res = StudyReport(out)
     with tempfile.TemporaryDirectory(prefix="delve-study-") as tmp:
-        store = Path(tmp) / "results"
-        if not unpack(study_dir, store, names, refs):
+        metas = (packed_paths(study_dir, m, ds, pt)[1] for m in names for ds, pt in protos_of(refs))
+        if not any(p.is_file() for p in metas):
             raise DelveError(
                 f"study {study.name} has no committed results in {study.results}; "
                 f"run `delve study run {study.name}` first"
             )
-        vws = WorkspaceDirs(ws.root, store)
+        # every method is read from the committed files, checked against the hashes their
+        # meta lines record, through an empty store of the workspace's specs
+        vws = WorkspaceDirs(ws.root, Path(tmp) / "results", Reference(study.name, study_dir))
         main = method_order(study.method_names)
         protos = sorted({f"{r.dataset}/{r.prototask}" for r in refs})
         tasks = [r.full_name for r in refs]
@@ -112,7 +117,7 @@ def _generate(ws: WorkspaceDirs, study: Study, out: Path) -> StudyReport:
             for c in t.cells.values()
             if c.corrupt
         ]
-        if bad:  # the unpacked store must read back whole; never report around it
+        if bad:  # the committed files must read back whole; never report around them
             raise DelveError(f"committed results do not read back: {', '.join(bad[:5])}")
         view = dp.StudyView(ws=vws, reports=reports, methods=main)
         ov = overview(_only(reports, main), main, "S")
@@ -141,6 +146,11 @@ def _generate(ws: WorkspaceDirs, study: Study, out: Path) -> StudyReport:
         res.files.append(write_results_md(study, view, ov, out, res.files))
     res.files = sorted(set(res.files))
     return res
+
+
+def protos_of(refs) -> list[tuple[str, str]]:
+    """The (dataset, prototask) pairs of ``refs``, sorted."""
+    return sorted({(r.dataset, r.prototask) for r in refs})
 
 
 def _only(reports: list[PrototaskReport], methods: list[str]) -> list[PrototaskReport]:

@@ -28,9 +28,6 @@ from matplotlib.figure import Figure
 from ..analysis.collect import TaskReport
 from ..report import tables as tb
 from ..report.diagram import colours
-from ..run.store import read_meta, result_dir
-from ..tasks.instances import task_layout
-from ..tasks.spec import prototask_spec
 from .displays import StudyView, _f, _write_figure, _write_table, reused_cpu_seconds
 from .published import BARRIO_LABEL
 
@@ -105,15 +102,6 @@ def matches(t: TaskReport, pattern: str) -> bool:
     return fnmatch.fnmatchcase(d, pattern) or fnmatch.fnmatchcase(f"{d}/{p}", pattern)
 
 
-def _instance_metas(view: StudyView, name: str, t: TaskReport) -> list[dict]:
-    """meta.json of every recorded instance (finished or failed) of ``name`` on ``t``."""
-    layout = task_layout(
-        view.ws, prototask_spec(view.ws, t.ref.dataset, t.ref.prototask), t.ref.size
-    )
-    metas = (read_meta(result_dir(view.ws, name, t.ref, i.index)) for i in layout.instances)
-    return [m for m in metas if m]
-
-
 def points(view: StudyView, tasks: list[TaskReport], method: str) -> list[Point]:
     """The method's points over ``tasks``, one per training-set size."""
     out = []
@@ -123,7 +111,7 @@ def points(view: StudyView, tasks: list[TaskReport], method: str) -> list[Point]
         per_task: dict[str, list[float]] = {k: [] for k in keys}
         done = inst = failed = 0
         for t in ts:
-            metas = _instance_metas(view, method, t)
+            metas = view.recorded_metas(method, t)
             ok = [m for m in metas if m.get("status") == "ok"]
             failed += sum(m.get("status") == "failed" for m in metas)
             if not ok:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support import REPO, run_delve
+from support import REPO, one_line_error, run_delve
 
 from delve_bench.study.pack import _parquet, read_losses
 
@@ -64,11 +64,16 @@ def test_a_tampered_committed_loss_fails_even_after_the_report_is_regenerated(ws
     row = np.flatnonzero(df["instance"].to_numpy() == 3)[0]
     df.loc[row, "S"] *= 100  # one committed value, as in the audit
     (ws / LOSSES).write_bytes(_parquet(df))
-    assert run_delve(ws, "study", "report", "h").returncode == 0  # the report now agrees
+    # the report reads the committed rows in place, checked: it cannot be made to agree
+    r = run_delve(ws, "study", "report", "h")
+    one_line_error(r, f"{LOSSES}: hwang-g1/noisy/std.64 #")
+    assert "its loss rows do not match the sha256 its meta line records" in r.stderr
     r = run_delve(ws, "study", "verify", "h")
     assert r.returncode == 1, r.stdout + r.stderr
     line = next(x for x in r.stdout.splitlines() if x.startswith("FAIL committed losses"))
     assert f"{LOSSES}: hwang-g1/noisy/std.64 #3" in line and "sha256" in line
+    line = next(x for x in r.stdout.splitlines() if x.startswith("FAIL report"))
+    assert "cannot be regenerated" in line and str(LOSSES) in line
 
 
 def test_a_report_from_the_working_store_does_not_bless_a_tampered_file(with_runs, tmp_path):
@@ -79,7 +84,8 @@ def test_a_report_from_the_working_store_does_not_bless_a_tampered_file(with_run
     df = read_losses(ws / LOSSES)
     df.loc[np.flatnonzero(df["instance"].to_numpy() == 5)[0], "S"] *= 100
     (ws / LOSSES).write_bytes(_parquet(df))
-    assert run_delve(ws, "study", "report", "h").returncode == 0
+    r = run_delve(ws, "study", "report", "h")
+    one_line_error(r, "its loss rows do not match the sha256 its meta line records")
     r = run_delve(ws, "study", "verify", "h")
     assert r.returncode == 1 and f"{LOSSES}: hwang-g1/noisy/std.64 #5" in r.stdout
 
