@@ -274,7 +274,7 @@ def test_the_key_names_the_blas_kernels(scaled, monkeypatch):
     assert stage_key(X, t, 100) != haswell
 
 
-def test_the_key_does_not_depend_on_what_else_was_imported(tmp_path):
+def test_the_key_does_not_depend_on_what_else_was_imported():
     """scipy's wheel brings its own OpenBLAS; a process that imported it computes the same
     key as one that did not, since the stage runs on numpy's BLAS alone."""
     import subprocess
