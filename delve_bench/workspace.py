@@ -8,6 +8,7 @@ files ship beside the built-in specs (``data/``), so the built-in tasks run offl
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from collections.abc import Iterable
@@ -100,17 +101,25 @@ class WorkspaceDirs:
         return self.results_dir if self.results_dir is not None else self.root / "results"
 
 
-def ensure_writable(directory: Path) -> None:
+def ensure_writable(directory: Path, probe: bool = True) -> None:
     """Create ``directory`` if needed and prove a file can be written in it, so that a
     read-only results folder (or a full disk, or a file in the way) is one clear error
-    before any job runs instead of one failure per job."""
+    before any job runs instead of one failure per job.
+
+    ``probe=False`` asks the kernel (``access(2)``, which for root honours the
+    capabilities the process holds) instead of writing and removing a file: a run checks
+    hundreds of result folders, and the probe file cost each one three system calls that
+    write to the disk."""
     from .errors import DelveError
 
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(dir=directory, prefix=".delve-write-test-")
-        os.close(fd)
-        os.unlink(probe)
+        if probe:
+            fd, name = tempfile.mkstemp(dir=directory, prefix=".delve-write-test-")
+            os.close(fd)
+            os.unlink(name)
+        elif not os.access(directory, os.W_OK | os.X_OK):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
     except OSError as e:
         raise DelveError(f"cannot write results in {directory}: {e.strerror or e}") from None
 
@@ -128,32 +137,42 @@ def shipped_data_dir() -> Path:
 _LISTINGS: dict[tuple[Path, int], tuple[Path, ...]] = {}
 
 
+def _listing_key(d: Path) -> tuple[Path, int] | None:
+    """``d`` and the version of its listing (its mtime changes when a file is added,
+    removed or renamed); None when it does not exist."""
+    try:
+        return (d, d.stat().st_mtime_ns)
+    except OSError:
+        return None
+
+
 def yaml_files(d: Path) -> tuple[Path, ...]:
     """The ``*.yaml`` files of directory ``d``, sorted; () when it does not exist.
 
-    Cached per version of the directory (its mtime changes when a file is added, removed
-    or renamed): specs are looked up for every job, and a fresh glob costs milliseconds."""
-    try:
-        key = (d, d.stat().st_mtime_ns)
-    except OSError:
+    Cached per version of the directory: specs are looked up for every job, and a fresh
+    glob costs milliseconds."""
+    key = _listing_key(d)
+    if key is None:
         return ()
     if key not in _LISTINGS:
         _LISTINGS[key] = tuple(sorted(d.glob("*.yaml")))
     return _LISTINGS[key]
 
 
-_BY_NAME: dict[tuple[tuple[Path, ...], ...], dict[str, Path]] = {}
+_BY_NAME: dict[tuple[tuple[Path, int] | None, ...], dict[str, Path]] = {}
 
 
 def spec_files(dirs: Iterable[Path]) -> dict[str, Path]:
     """The ``*.yaml`` files of ``dirs`` by name (the file's stem), a later directory's
-    file replacing an earlier one's of the same name. Cached per version of the listings
-    (:func:`yaml_files`): a study's status looks specs up thousands of times. The mapping
-    is shared: read it, do not change it."""
-    listings = tuple(yaml_files(d) for d in dirs)
-    if listings not in _BY_NAME:
-        _BY_NAME[listings] = {p.stem: p for files in listings for p in files}
-    return _BY_NAME[listings]
+    file replacing an earlier one's of the same name. Cached per version of the
+    directories' listings (:func:`yaml_files`), keyed by the directories and their
+    mtimes, not the listings: hashing every file's path on each lookup cost a study's
+    planning more than the lookup. The mapping is shared: read it, do not change it."""
+    dirs = tuple(dirs)
+    key = tuple(_listing_key(d) for d in dirs)
+    if key not in _BY_NAME:
+        _BY_NAME[key] = {p.stem: p for d in dirs for p in yaml_files(d)}
+    return _BY_NAME[key]
 
 
 def user_cache() -> Path:

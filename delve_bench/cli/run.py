@@ -29,20 +29,19 @@ def _split_run_args(
 ) -> tuple[list[str], list[str]]:
     from ..data import dataset_names
     from ..errors import suggest
-    from ..methods.registry import method_names, split_fraction
+    from ..methods.registry import is_method, method_names, split_fraction
 
-    methods_known, ds = set(method_names(ws)), set(dataset_names(ws))
+    ds = set(dataset_names(ws))
     methods_: list[str] = []
     tasks_: list[str] = []
     for a in args:
-        if not tasks_ and split_fraction(a)[0] in methods_known:
+        if not tasks_ and is_method(ws, split_fraction(a)[0]):
             methods_.append(a)
         elif "/" in a or a in ds or any(c in a for c in "*?["):
             tasks_.append(a)
         elif not tasks_:
-            raise DelveError(
-                f"unknown method {a!r}{suggest(a, methods_known)}; `delve methods` lists them"
-            )
+            known = method_names(ws)
+            raise DelveError(f"unknown method {a!r}{suggest(a, known)}; `delve methods` lists them")
         else:
             raise DelveError(f"unknown dataset or task {a!r}{suggest(a, ds)}")
     if not methods_:

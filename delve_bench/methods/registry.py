@@ -30,7 +30,6 @@ import importlib.util
 import inspect
 import re
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 
 from ..defaults import (
@@ -275,6 +274,10 @@ def _parse_file(path: Path) -> MethodSpec:
 
 @functools.lru_cache(maxsize=1)
 def _entry_point_specs() -> dict[str, MethodSpec]:
+    # imported here: importlib.metadata (with the email package it parses metadata with)
+    # is a tenth of a run's start-up, and most names are found among the YAML files first
+    from importlib import metadata
+
     out: dict[str, MethodSpec] = {}
     for ep in metadata.entry_points(group="delve_bench.methods"):
         out[ep.name] = MethodSpec(name=ep.name, plugin=ep.value, source=f"entry point {ep.value}")
@@ -289,6 +292,12 @@ def _method_files(ws: WorkspaceDirs) -> dict[str, Path]:
 
 def method_names(ws: WorkspaceDirs) -> list[str]:
     return sorted(set(_entry_point_specs()) | set(_method_files(ws)))
+
+
+def is_method(ws: WorkspaceDirs, name: str) -> bool:
+    """Whether ``name`` (without ``@F``) names a method: a YAML file, else an entry point
+    (looked up only then)."""
+    return name in _method_files(ws) or name in _entry_point_specs()
 
 
 def method_spec(ws: WorkspaceDirs, name: str) -> MethodSpec:

@@ -18,7 +18,7 @@ from ..tasks.instances import task_layout
 from ..tasks.names import TaskRef
 from ..tasks.spec import prototask_spec
 from ..workspace import WorkspaceDirs
-from . import dask_backend, isolate
+from . import isolate
 from .job import (
     Fingerprints,
     Job,
@@ -244,11 +244,11 @@ def run_jobs(
 
     Raises :class:`RunInterrupted` (a KeyboardInterrupt) on Ctrl-C, after stopping every
     worker and removing what the running jobs left half-way."""
-    from tqdm import tqdm
+    bar = None
+    if progress:  # tqdm imported only for a bar: a quiet run's parent is lighter without it
+        from tqdm import tqdm
 
-    bar = tqdm(
-        total=len(jobs), disable=not progress, file=sys.stderr, unit="job", dynamic_ncols=True
-    )
+        bar = tqdm(total=len(jobs), file=sys.stderr, unit="job", dynamic_ncols=True)
     outcomes: list[Outcome] = []
     cache: dict[tuple[str, int], Limits] = {}
 
@@ -259,16 +259,19 @@ def run_jobs(
         return cache[key]
 
     def started(job: Job) -> None:
-        if progress:
+        if bar is not None:
             bar.set_postfix_str(job.label, refresh=False)
 
     def done(outcome: Outcome) -> None:
         outcomes.append(outcome)
-        bar.update()
+        if bar is not None:
+            bar.update()
 
     root = ws if ws.results_dir is not None else str(ws.root)  # a WorkspaceDirs pickles
     try:
         if dask:
+            from . import dask_backend
+
             dask_backend.run_on_dask(dask, execute, root, jobs, options, limits, done)
         else:
             isolate.run_pool(execute, root, jobs, options, limits, n_jobs, done, started)
@@ -277,5 +280,6 @@ def run_jobs(
             _clean_abandoned(ws, jobs, outcomes)
         raise RunInterrupted(outcomes) from None
     finally:
-        bar.close()
+        if bar is not None:
+            bar.close()
     return outcomes

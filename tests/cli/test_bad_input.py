@@ -226,6 +226,15 @@ def test_a_read_only_results_folder_is_one_error(tmp_path):
         for d in dirs:
             os.chmod(d, 0o755)
     assert _tree(tmp_path / "results") == before
+    # only one task's folder read-only: the store takes a file, that folder does not
+    task = tmp_path / "results" / "lin-1" / "kin-8nm" / "dist" / "std.64"
+    os.chmod(task, 0o555)
+    try:
+        out = one_line_error(delve(*RUN), "cannot write results in")
+        assert "std.64" in out
+    finally:
+        os.chmod(task, 0o755)
+    assert _tree(tmp_path / "results") == before
 
 
 def test_meta_json_that_is_not_an_object_or_a_lost_predictions_file_reads_as_corrupt(

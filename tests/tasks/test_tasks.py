@@ -180,6 +180,8 @@ def _first(name, value):
         (lambda d: _write(d / "train.4", _lines(d / "train.4")[:-1]), "train.4: 63 cases, but"),
         (lambda d: (d / "test.7").unlink(), r"test.7 is missing; run `delve gen kin-8nm/dist`"),
         (lambda d: (d / "train.5").write_text("12\nabc\n"), r"train.5, line 2: 'abc' is not a"),
+        (_first("train.6", lambda d: "-3"), r"train.6, line 1: '-3' is not a case number"),
+        (_first("test.6", lambda d: "9" * 20), r"test.6, line 1: case 9{20} is out of range"),
         (lambda d: _write(d / "test.1", _lines(d / "test.0")), "test.1: case .* also in test.0"),
     ],
 )
