@@ -9,6 +9,7 @@ files ship beside the built-in specs (``data/``), so the built-in tasks run offl
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import tempfile
 from collections.abc import Iterable
@@ -18,6 +19,9 @@ from pathlib import Path
 _PKG = Path(__file__).resolve().parent
 
 
+# cached: an installation does not change under a running process, and specs are looked
+# up for every job (the stat below cost each lookup)
+@functools.cache
 def builtin_root() -> Path:
     """The directory holding the built-in ``datasets/``, ``tasks/``, ``methods/`` and ``data/``.
 
