@@ -106,23 +106,31 @@ class WorkspaceDirs:
 
 
 def ensure_writable(directory: Path, probe: bool = True) -> None:
-    """Create ``directory`` if needed and prove a file can be written in it, so that a
-    read-only results folder (or a full disk, or a file in the way) is one clear error
-    before any job runs instead of one failure per job.
+    """Prove that files can be written in ``directory``, so that a read-only results
+    folder (or a full disk, or a file in the way) is one clear error before any job runs
+    instead of one failure per job.
 
-    ``probe=False`` asks the kernel (``access(2)``, which for root honours the
-    capabilities the process holds) instead of writing and removing a file: a run checks
-    hundreds of result folders, and the probe file cost each one three system calls that
-    write to the disk."""
+    ``probe=True`` creates the folder and writes and removes a file in it. ``probe=False``
+    creates nothing: it asks the kernel (``access(2)``, which for root honours the
+    capabilities the process holds) whether the folder, or where it does not exist yet its
+    nearest existing parent, takes new entries. A run checks hundreds of result folders,
+    and making each one and probing it cost the runner's parent more than dispatching the
+    jobs; the jobs make their own folders."""
     from .errors import DelveError
 
     try:
-        directory.mkdir(parents=True, exist_ok=True)
         if probe:
+            directory.mkdir(parents=True, exist_ok=True)
             fd, name = tempfile.mkstemp(dir=directory, prefix=".delve-write-test-")
             os.close(fd)
             os.unlink(name)
-        elif not os.access(directory, os.W_OK | os.X_OK):
+            return
+        existing = directory
+        while not os.path.lexists(existing) and existing.parent != existing:
+            existing = existing.parent
+        if not existing.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, f"{existing} is not a folder")
+        if not os.access(existing, os.W_OK | os.X_OK):
             raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
     except OSError as e:
         raise DelveError(f"cannot write results in {directory}: {e.strerror or e}") from None

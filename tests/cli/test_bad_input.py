@@ -182,6 +182,14 @@ def test_a_results_folder_that_cannot_be_written_is_one_error(delve, tmp_path):
     assert "results" in out
 
 
+def test_a_file_where_a_method_folder_goes_is_one_error(delve, tmp_path):
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "lin-1").write_text("not a folder")
+    out = one_line_error(delve(*RUN), "cannot write results in")
+    assert "lin-1 is not a folder" in out
+    assert [p.name for p in (tmp_path / "results").iterdir()] == ["lin-1"]  # nothing written
+
+
 def _obeying_permissions():
     """``preexec_fn`` for a subprocess that cannot write into a read-only folder: root
     normally can (CAP_DAC_OVERRIDE), so as root drop that capability from the child's
