@@ -6,6 +6,7 @@ job (:func:`delve_bench.run.job.execute`) as an argument and never import this m
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -99,13 +100,17 @@ def plan_jobs(
         for m in methods:
             fingerprint: Fingerprints | None = None  # made when a finished result is met
             tdir = task_dir(ws, m, ref)  # once per task: path joins cost the parent per job
+            try:  # one listing per task: an instance without a folder needs no look
+                present = set(os.listdir(tdir))
+            except OSError:
+                present = set()
             for i in idx:
                 job = Job(m, ref, i)
                 if options.force:
                     plan.todo.append(job)
                     continue
                 d = tdir / str(i)
-                state = instance_state(d)
+                state = instance_state(d) if str(i) in present else "missing"
                 if state in ("missing", "corrupt"):
                     plan.todo.append(job)
                     continue
