@@ -27,6 +27,8 @@ degree of freedom, so a calibrated p is a better guide than the raw one, not an 
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..defaults import ALPHA
@@ -43,13 +45,25 @@ CONFIDENCE = 0.999
 def null_p_values(vc, I: int, J: int) -> np.ndarray:
     """Quasi-F p-values of :data:`SIMULATIONS` 2-way studies under H0 with the variance
     components ``vc`` (a :class:`~.power.VarianceComponents`), I instances, J test cases;
-    shape (SIMULATIONS,)."""
+    shape (SIMULATIONS,), read-only.
+
+    Computed once per process for each (vc, I, J) (:func:`_null_p_values`): a 2-way
+    comparison asks for them up to four times (:func:`level_fields`: the rate, whether it
+    is liberal, the threshold, the calibrated p), each time the same numbers from the
+    same fixed draws, at some 20 ms each."""
+    return _null_p_values(vc, I, J)
+
+
+@functools.lru_cache(maxsize=16)  # 20,000 doubles each, as the draws' own cache keeps
+def _null_p_values(vc, I: int, J: int) -> np.ndarray:
     z, ca, cb, ce = _DRAWS.get(I, J)
     ea = J * vc.var_a + vc.var_e  # expected mean squares
     eb = I * vc.var_b + vc.var_e
     mean = np.sqrt(vc.var_mean(I, J)) * z
     p, *_ = quasi_f_p_value(mean, ea * ca, eb * cb, vc.var_e * ce, I, J)
-    return np.asarray(p, dtype=float)
+    p = np.array(p, dtype=float)  # a copy of its own, frozen: every caller shares it
+    p.flags.writeable = False
+    return p
 
 
 def null_rate(vc, I: int, J: int, alpha: float = ALPHA) -> float:

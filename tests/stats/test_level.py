@@ -65,6 +65,25 @@ def test_the_calibrated_p_is_a_null_probability():
     assert liberal_bound(0.05) == sps.binom.interval(0.999, SIMULATIONS, 0.05)[1] / SIMULATIONS
 
 
+def test_the_null_p_values_are_computed_once_per_design_and_are_those_computed_afresh():
+    """The per-process memo of the null simulation returns what computing it afresh does,
+    bit for bit, a design with other components or another size its own, and an array
+    no caller can change under another."""
+    from delve_bench.stats.level import _null_p_values, null_p_values
+
+    vc, I, J = _vc(0.3, 0.2), 3, 40
+    first = null_p_values(vc, I, J)
+    assert null_p_values(vc, I, J) is first  # remembered
+    fresh = _null_p_values.__wrapped__(vc, I, J)  # the computation itself, not the memo
+    assert fresh is not first and np.array_equal(fresh, first)
+    assert not first.flags.writeable
+    with pytest.raises(ValueError):
+        first[0] = 0.0
+    other = null_p_values(_vc(0.3, 0.25), I, J)
+    assert other is not first and not np.array_equal(other, first)
+    assert not np.array_equal(null_p_values(vc, I, J + 1)[: len(first)], first)
+
+
 @pytest.mark.parametrize("n", [1, 2, 7, 100, 2000, SIMULATIONS, 100_000])
 def test_the_liberal_bound_is_scipys_binomial_interval(n):
     """The bisection on scipy.special's binomial CDF gives the upper end of
