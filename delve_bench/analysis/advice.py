@@ -26,6 +26,7 @@ from ..stats.tests import compare_test
 from ..tasks.instances import kept_cases
 from ..tasks.names import TaskRef
 from ..workspace import WorkspaceDirs
+from .powers import REMEMBERED
 from .task import paired_losses
 
 TARGET = 0.8
@@ -45,7 +46,9 @@ def components_of(c: ComparisonResult) -> VarianceComponents:
 
 def observed_power(c: ComparisonResult, alpha: float = ALPHA) -> float:
     """Power of the comparison's own design at its observed (standardised) difference."""
-    return power(components_of(c), c.standardized["mean"], c.instances, c.test_size, alpha)
+    return power(
+        components_of(c), c.standardized["mean"], c.instances, c.test_size, alpha, memo=REMEMBERED
+    )
 
 
 def compare_hint(c: ComparisonResult, alpha: float = ALPHA) -> str | None:
@@ -60,7 +63,9 @@ def compare_hint(c: ComparisonResult, alpha: float = ALPHA) -> str | None:
         return None
     from ..stats.power import detectable_difference
 
-    mdd = detectable_difference(components_of(c), c.instances, c.test_size, alpha, TARGET)
+    mdd = detectable_difference(
+        components_of(c), c.instances, c.test_size, alpha, TARGET, memo=REMEMBERED
+    )
     need = f" (80 % needs {mdd:.3g})" if mdd is not None else ""
     return (
         f"hint: not significant, but the design had only {100 * pw:.0f} % power at the "
@@ -161,7 +166,7 @@ def power_analysis(
     I, J, n = d.I, d.J, layout.size
     pool = len(kept_cases(ws, layout.proto))
     T = layout.proto.test_set_size
-    ss = sample_size(vc, wanted, I, J, n, pool, alpha, target)
+    ss = sample_size(vc, wanted, I, J, n, pool, alpha, target, memo=REMEMBERED)
     notes = [
         f"The variance components come from {I} instances (sigma_a with {I - 1} "
         f"degree{'s' if I > 2 else ''} of freedom): treat the numbers as rough.",

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -35,6 +36,18 @@ from .tests import quasi_f_p_value, t_p_value
 
 MAX_INSTANCES = 100_000
 MAX_TEST_CASES = 10**9
+
+
+class PowerMemo(Protocol):
+    """Where a caller keeps the quasi-F's simulated powers, by ``(components, alpha, I, J,
+    |delta|)``: a dict for one process, or :mod:`delve_bench.analysis.powers`' store
+    that a later command reads back (this module reads no files). A 2-way power costs
+    10 to 20 ms of simulation, and a compare's hints or ``delve power`` ask for the same
+    few dozen at every run."""
+
+    def get(self, key: tuple, /) -> float | None: ...
+
+    def __setitem__(self, key: tuple, value: float, /) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -92,9 +105,13 @@ def power(
     J: int,
     alpha: float = ALPHA,
     draws: Draws | None = None,
+    memo: PowerMemo | None = None,
 ) -> float:
     """Probability that the design's test rejects H0: mu = 0 at level ``alpha`` when
-    the expected difference is ``delta``, with I instances and J test cases."""
+    the expected difference is ``delta``, with I instances and J test cases.
+
+    ``memo`` keeps the 2-way design's simulated powers (only those of the shared draws,
+    ``draws`` None): one it holds is not simulated again."""
     if I < 2 or J < 2:
         raise ValueError("the tests need at least 2 instances and 2 test cases")
     delta = abs(float(delta))
@@ -121,7 +138,22 @@ def power(
         return float(min(1.0, upper + lower))
     if I < BOUNDED_BELOW and alpha < BOUND:
         return 0.0  # only "p < 0.05" may be reported
-    z, ca, cb, ce = (draws or _DRAWS).get(I, J)
+    if memo is None or draws is not None:
+        return _quasi_f_power(vc, delta, I, J, alpha, draws or _DRAWS)
+    key = (vc, alpha, I, J, delta)
+    p = memo.get(key)
+    if p is None:
+        p = memo[key] = _quasi_f_power(vc, delta, I, J, alpha, _DRAWS)
+    return p
+
+
+def _quasi_f_power(
+    vc: VarianceComponents, delta: float, I: int, J: int, alpha: float, draws: Draws
+) -> float:
+    """The 2-way branch of :func:`power`: the share of the simulated studies of ``draws``
+    whose size-corrected quasi-F rejects (``delta`` >= 0, a design that can reject)."""
+    v = vc.var_mean(I, J)
+    z, ca, cb, ce = draws.get(I, J)
     ea = J * vc.var_a + vc.var_e  # expected mean squares
     eb = I * vc.var_b + vc.var_e
     mean = delta + np.sqrt(v) * z
@@ -175,19 +207,24 @@ def simulated_power(
 
 
 def detectable_difference(
-    vc: VarianceComponents, I: int, J: int, alpha: float = ALPHA, target: float = 0.8
+    vc: VarianceComponents,
+    I: int,
+    J: int,
+    alpha: float = ALPHA,
+    target: float = 0.8,
+    memo: PowerMemo | None = None,
 ) -> float | None:
     """The smallest expected difference the design detects with probability ``target``
     (None when no difference can be, e.g. a quasi-F with < 4 instances and alpha < 0.05).
 
     The answer reaches ``target`` and a difference :func:`detectable_tolerance` smaller
-    does not."""
+    does not. ``memo``: :func:`power`'s."""
     sd = float(np.sqrt(vc.var_mean(I, J)))
     if sd <= 0:
         return 0.0
 
     def short(d: float) -> float:  # < 0 where the power falls short of the target
-        return power(vc, d, I, J, alpha) - target
+        return power(vc, d, I, J, alpha, memo=memo) - target
 
     lo, hi = 0.0, sd
     f_lo, f_hi = None, short(hi)
@@ -260,58 +297,74 @@ def _smallest(pred, lo: int, hi: int) -> int | None:
     return lo
 
 
-def _design(vc, delta, I, J, n, pool, alpha) -> Design:
+def _design(vc, delta, I, J, n, pool, alpha, memo=None) -> Design:
     used = cases_used(vc.design, I, J, n)
     return Design(
         instances=I,
         test_cases=J,
-        power=power(vc, delta, I, J, alpha),
+        power=power(vc, delta, I, J, alpha, memo=memo),
         cases=used,
         fits=used <= pool,
     )
 
 
 def required_instances(
-    vc, delta, J, n, pool, alpha=ALPHA, target=0.8, min_instances=2
+    vc, delta, J, n, pool, alpha=ALPHA, target=0.8, min_instances=2, memo=None
 ) -> Design | None:
     """The fewest instances with J test cases each that reach ``target`` power (whether
-    they fit in the pool is in :attr:`Design.fits`); None when no number does."""
+    they fit in the pool is in :attr:`Design.fits`); None when no number does.
+    ``memo``: :func:`power`'s."""
+
+    def pw(i: int) -> float:
+        return power(vc, delta, i, J, alpha, memo=memo)
+
     hi = min_instances
-    while power(vc, delta, hi, J, alpha) < target:
+    while pw(hi) < target:
         hi *= 2
         if hi > MAX_INSTANCES:
             return None
-    I = _smallest(lambda i: power(vc, delta, i, J, alpha) >= target, min_instances, hi)
-    return None if I is None else _design(vc, delta, I, J, n, pool, alpha)
+    I = _smallest(lambda i: pw(i) >= target, min_instances, hi)
+    return None if I is None else _design(vc, delta, I, J, n, pool, alpha, memo)
 
 
-def required_test_cases(vc, delta, I, n, pool, alpha=ALPHA, target=0.8) -> Design | None:
+def required_test_cases(vc, delta, I, n, pool, alpha=ALPHA, target=0.8, memo=None) -> Design | None:
     """The fewest test cases (per instance, or in the common test set) with I instances
     that reach ``target`` power; None when even unlimited test cases cannot (the
-    training-set variance alone is too large)."""
+    training-set variance alone is too large). ``memo``: :func:`power`'s."""
+
+    def pw(j: int) -> float:
+        return power(vc, delta, I, j, alpha, memo=memo)
+
     hi = 2
-    while power(vc, delta, I, hi, alpha) < target:
+    while pw(hi) < target:
         hi *= 2
         if hi > MAX_TEST_CASES:
             return None
-    J = _smallest(lambda j: power(vc, delta, I, j, alpha) >= target, 2, hi)
-    return None if J is None else _design(vc, delta, I, J, n, pool, alpha)
+    J = _smallest(lambda j: pw(j) >= target, 2, hi)
+    return None if J is None else _design(vc, delta, I, J, n, pool, alpha, memo)
 
 
-def cheapest_design(vc, delta, n, pool, alpha=ALPHA, target=0.8, min_instances=2) -> Design | None:
+def cheapest_design(
+    vc, delta, n, pool, alpha=ALPHA, target=0.8, min_instances=2, memo=None
+) -> Design | None:
     """The design with the fewest training runs (instances) that reaches ``target``
     power within a pool of ``pool`` cases, with the fewest test cases for that number;
-    None when no design fits ("not possible with this data set")."""
+    None when no design fits ("not possible with this data set"). ``memo``:
+    :func:`power`'s."""
+
+    def pw(i: int, j: int) -> float:
+        return power(vc, delta, i, j, alpha, memo=memo)
+
     I = min_instances
     while True:
         spare = pool - I * n
         J_max = spare // I if vc.design == "hierarchical" else spare
         if J_max < 2:
             return None
-        if power(vc, delta, I, J_max, alpha) >= target:
-            J = _smallest(lambda j, i=I: power(vc, delta, i, j, alpha) >= target, 2, J_max)
+        if pw(I, J_max) >= target:
+            J = _smallest(lambda j, i=I: pw(i, j) >= target, 2, J_max)
             assert J is not None
-            return _design(vc, delta, I, J, n, pool, alpha)
+            return _design(vc, delta, I, J, n, pool, alpha, memo)
         I += 1
 
 
@@ -339,9 +392,10 @@ def sample_size(
     pool: int,
     alpha: float = ALPHA,
     target: float = 0.8,
+    memo: PowerMemo | None = None,
 ) -> SampleSize:
     """Power of the current design (I x J, training sets of n, ``pool`` cases) and the
-    designs that reach ``target`` power.
+    designs that reach ``target`` power (``memo``: :func:`power`'s).
 
     For the 2-way design no advice proposes fewer than 4 instances: there the quasi-F
     rejects a true H0 too often (thesis Fig. 2.5), which is why DELVE reports only
@@ -352,8 +406,8 @@ def sample_size(
             delta=0.0,
             alpha=alpha,
             target=target,
-            current=_design(vc, 0.0, I, J, n, pool, alpha),
-            detectable=detectable_difference(vc, I, J, alpha, target),
+            current=_design(vc, 0.0, I, J, n, pool, alpha, memo),
+            detectable=detectable_difference(vc, I, J, alpha, target, memo),
             more_instances=None,
             more_test_cases=None,
             cheapest=None,
@@ -363,12 +417,12 @@ def sample_size(
         delta=delta,
         alpha=alpha,
         target=target,
-        current=_design(vc, delta, I, J, n, pool, alpha),
-        detectable=detectable_difference(vc, I, J, alpha, target),
-        more_instances=required_instances(vc, delta, J, n, pool, alpha, target, min_i),
-        more_test_cases=required_test_cases(vc, delta, I, n, pool, alpha, target)
+        current=_design(vc, delta, I, J, n, pool, alpha, memo),
+        detectable=detectable_difference(vc, I, J, alpha, target, memo),
+        more_instances=required_instances(vc, delta, J, n, pool, alpha, target, min_i, memo),
+        more_test_cases=required_test_cases(vc, delta, I, n, pool, alpha, target, memo)
         if I >= min_i
         else None,
-        cheapest=cheapest_design(vc, delta, n, pool, alpha, target, min_i),
+        cheapest=cheapest_design(vc, delta, n, pool, alpha, target, min_i, memo),
         min_instances=min_i,
     )

@@ -1,0 +1,159 @@
+"""The quasi-F's simulated powers remembered by what they are computed from, so that a
+command does not simulate again what an earlier one simulated.
+
+The 2-way design's power (:func:`.stats.power.power`) is the share of 20,000 simulated
+studies whose size-corrected quasi-F rejects: 10 to 20 ms each, most of it scipy's
+``betainc``, and the low-power hint of ``delve compare`` asks for about 17 of them per
+task (the power at the observed difference and the search for the detectable one, each
+step of which depends on the last, so they cannot be batched), ``delve power`` for many
+more. A power is a function of the variance components, alpha, I, J and the difference,
+of the fixed draws (their seed and number are in :mod:`.stats.draws`, their stream
+numpy's) and of the code that simulates and tests. So each power computed is written under
+``$XDG_CACHE_HOME/delve-bench/power``, in one file per (components, alpha) named by the
+sha256 of exactly those and of the code (the sources of the modules it runs, numpy's and
+scipy's versions), keyed within it by I, J and the difference's exact bits; a later
+command reads it back instead of simulating. Any other component, level or version of the
+code is another file, simulated afresh: an entry never goes stale. A file holds the
+sha256 of its own payload and the name it was written under: a damaged one is ignored
+and written again. A cache that cannot be read or written costs time only.
+
+:func:`.stats.power.power` keeps its powers in the :class:`~.stats.power.PowerMemo` it is
+given (``stats`` reads no files); :data:`REMEMBERED` is the one this module keeps on
+disk, which the compare's hints and ``delve power`` (:mod:`.advice`) give it. Only the
+powers of the shared draws are kept (a power with draws of its own is simulated every
+time).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from ..workspace import user_cache
+
+#: the modules a simulated power runs (relative to the package): the power, the test,
+#: the size-corrected threshold, the draws, the bound below 4 instances, the defaults
+#: and this file
+_SOURCES = (
+    "stats/power.py",
+    "stats/tests.py",
+    "stats/level.py",
+    "stats/draws.py",
+    "stats/results.py",
+    "defaults.py",
+    "analysis/powers.py",
+)
+
+#: the entries of each file this process has read or written, by file name: a command
+#: reads a file once, however many powers it asks of it
+_known: dict[str, dict[str, float]] = {}
+
+
+@functools.cache
+def _code() -> bytes:
+    """sha256 of what a power depends on besides its arguments: the sources of the
+    modules that compute it and the versions of numpy (the draws' stream, the
+    arithmetic) and scipy (``betainc``, the binomial bound of the threshold)."""
+    import numpy as np
+    import scipy
+
+    package = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for name in _SOURCES:
+        h.update(name.encode() + b"\0" + package.joinpath(name).read_bytes())
+    h.update(f"numpy {np.__version__} scipy {scipy.__version__}".encode())
+    return h.digest()
+
+
+def file_name(vc, alpha: float) -> str:
+    """The file that holds the powers of the components ``vc`` (a
+    :class:`~.power.VarianceComponents`) at level ``alpha``: exact bits, so that two
+    components that print alike but differ in a last bit have files of their own."""
+    h = hashlib.sha256(_code())
+    fields = (vc.design, *(float(x).hex() for x in (vc.var_a, vc.var_e, vc.var_b, alpha)))
+    h.update(" ".join(fields).encode())
+    return h.hexdigest()
+
+
+def entry_key(I: int, J: int, delta: float) -> str:
+    """The key of one power within its file."""
+    return f"{int(I)} {int(J)} {float(delta).hex()}"
+
+
+def _path(name: str) -> Path:
+    return user_cache() / "power" / name
+
+
+def _read(name: str) -> dict[str, float]:
+    """The entries written under ``name``; none where the file is missing, damaged or
+    not what that name holds."""
+    try:
+        data = _path(name).read_bytes()
+    except OSError:
+        return {}
+    digest, _, payload = data.partition(b"\n")
+    if hashlib.sha256(payload).hexdigest().encode() != digest:
+        return {}
+    try:
+        content = json.loads(payload)
+    except ValueError:
+        return {}
+    if not isinstance(content, dict) or content.get("name") != name:
+        return {}
+    powers = content.get("powers")
+    if not isinstance(powers, dict):
+        return {}
+    return {
+        k: v
+        for k, v in powers.items()
+        if isinstance(k, str) and type(v) is float and 0.0 <= v <= 1.0
+    }
+
+
+def _write(name: str, entries: dict[str, float]) -> None:
+    """Write ``entries`` under ``name`` (quietly nothing where the cache cannot be
+    written; two commands writing at once leave one's entries, never a mixture)."""
+    payload = json.dumps({"name": name, "powers": entries}, sort_keys=True).encode()
+    path = _path(name)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
+        os.replace(tmp, path)  # complete or absent, whoever writes it at the same time
+    except OSError:
+        Path(tmp).unlink(missing_ok=True)
+
+
+class RememberedPowers:
+    """A :class:`~.stats.power.PowerMemo` on disk: ``get`` reads a file once per
+    process, ``store[key] = power`` adds the power to its file."""
+
+    def get(self, key: tuple, /) -> float | None:
+        vc, alpha, I, J, delta = key
+        return _entries(file_name(vc, alpha)).get(entry_key(I, J, delta))
+
+    def __setitem__(self, key: tuple, value: float, /) -> None:
+        vc, alpha, I, J, delta = key
+        name = file_name(vc, alpha)
+        entries = _entries(name)
+        entries[entry_key(I, J, delta)] = float(value)
+        _write(name, entries)
+
+
+def _entries(name: str) -> dict[str, float]:
+    entries = _known.get(name)
+    if entries is None:
+        entries = _known[name] = _read(name)
+    return entries
+
+
+#: the store the commands give :func:`.stats.power.power`
+REMEMBERED = RememberedPowers()
