@@ -127,7 +127,18 @@ def test_numerics_is_a_leaf():
 #: sub-modules; the longest name that matches places a module).
 LAYERS: tuple[tuple[tuple[str, ...], ...], ...] = (
     (
-        ("errors", "rng", "specfile", "workspace", "records", "defaults", "blas", "_lazy", "_html"),
+        (
+            "errors",
+            "rng",
+            "specfile",
+            "workspace",
+            "usercache",
+            "records",
+            "defaults",
+            "blas",
+            "_lazy",
+            "_html",
+        ),
         ("numerics",),
     ),
     (("data",),),

@@ -14,8 +14,9 @@ sha256 of exactly those and of the code (the sources of the modules it runs, num
 scipy's versions), keyed within it by I, J and the difference's exact bits; a later
 command reads it back instead of simulating. Any other component, level or version of the
 code is another file, simulated afresh: an entry never goes stale. A file holds the
-sha256 of its own payload and the name it was written under: a damaged one is ignored
-and written again. A cache that cannot be read or written costs time only.
+sha256 of its name and payload: a damaged one, or one written under another name, is
+ignored and written again. A cache that cannot be read or written costs time only
+(:mod:`..usercache` keeps the files).
 
 :func:`.stats.power.power` keeps its powers in the :class:`~.stats.power.PowerMemo` it is
 given (``stats`` reads no files); :data:`REMEMBERED` is the one this module keeps on
@@ -26,26 +27,26 @@ time).
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import json
-import os
-import tempfile
-from pathlib import Path
 
-from ..workspace import user_cache
+from ..usercache import Shelf
 
 #: the modules a simulated power runs (relative to the package): the power, the test,
 #: the size-corrected threshold, the draws, the bound below 4 instances, the defaults
-#: and this file
-_SOURCES = (
-    "stats/power.py",
-    "stats/tests.py",
-    "stats/level.py",
-    "stats/draws.py",
-    "stats/results.py",
-    "defaults.py",
-    "analysis/powers.py",
+#: and this file; numpy (the draws' stream, the arithmetic) and scipy (``betainc``, the
+#: binomial bound of the threshold)
+_SHELF = Shelf(
+    "power",
+    (
+        "stats/power.py",
+        "stats/tests.py",
+        "stats/level.py",
+        "stats/draws.py",
+        "stats/results.py",
+        "defaults.py",
+        "analysis/powers.py",
+    ),
+    ("numpy", "scipy"),
 )
 
 #: the entries of each file this process has read or written, by file name: a command
@@ -53,30 +54,11 @@ _SOURCES = (
 _known: dict[str, dict[str, float]] = {}
 
 
-@functools.cache
-def _code() -> bytes:
-    """sha256 of what a power depends on besides its arguments: the sources of the
-    modules that compute it and the versions of numpy (the draws' stream, the
-    arithmetic) and scipy (``betainc``, the binomial bound of the threshold)."""
-    import numpy as np
-    import scipy
-
-    package = Path(__file__).resolve().parent.parent
-    h = hashlib.sha256()
-    for name in _SOURCES:
-        h.update(name.encode() + b"\0" + package.joinpath(name).read_bytes())
-    h.update(f"numpy {np.__version__} scipy {scipy.__version__}".encode())
-    return h.digest()
-
-
 def file_name(vc, alpha: float) -> str:
     """The file that holds the powers of the components ``vc`` (a
     :class:`~.power.VarianceComponents`) at level ``alpha``: exact bits, so that two
     components that print alike but differ in a last bit have files of their own."""
-    h = hashlib.sha256(_code())
-    fields = (vc.design, *(float(x).hex() for x in (vc.var_a, vc.var_e, vc.var_b, alpha)))
-    h.update(" ".join(fields).encode())
-    return h.hexdigest()
+    return _SHELF.name(vc.design, *(float(x).hex() for x in (vc.var_a, vc.var_e, vc.var_b, alpha)))
 
 
 def entry_key(I: int, J: int, delta: float) -> str:
@@ -84,27 +66,16 @@ def entry_key(I: int, J: int, delta: float) -> str:
     return f"{int(I)} {int(J)} {float(delta).hex()}"
 
 
-def _path(name: str) -> Path:
-    return user_cache() / "power" / name
-
-
 def _read(name: str) -> dict[str, float]:
     """The entries written under ``name``; none where the file is missing, damaged or
     not what that name holds."""
-    try:
-        data = _path(name).read_bytes()
-    except OSError:
-        return {}
-    digest, _, payload = data.partition(b"\n")
-    if hashlib.sha256(payload).hexdigest().encode() != digest:
+    payload = _SHELF.read(name)
+    if payload is None:
         return {}
     try:
-        content = json.loads(payload)
+        powers = json.loads(payload)
     except ValueError:
         return {}
-    if not isinstance(content, dict) or content.get("name") != name:
-        return {}
-    powers = content.get("powers")
     if not isinstance(powers, dict):
         return {}
     return {
@@ -117,19 +88,7 @@ def _read(name: str) -> dict[str, float]:
 def _write(name: str, entries: dict[str, float]) -> None:
     """Write ``entries`` under ``name`` (quietly nothing where the cache cannot be
     written; two commands writing at once leave one's entries, never a mixture)."""
-    payload = json.dumps({"name": name, "powers": entries}, sort_keys=True).encode()
-    path = _path(name)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    except OSError:
-        return
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
-        os.replace(tmp, path)  # complete or absent, whoever writes it at the same time
-    except OSError:
-        Path(tmp).unlink(missing_ok=True)
+    _SHELF.write(name, json.dumps(entries, sort_keys=True).encode())
 
 
 class RememberedPowers:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from delve_bench import usercache
 from delve_bench.analysis import powers
 from delve_bench.analysis.powers import REMEMBERED
 from delve_bench.stats import power as power_mod
@@ -104,12 +105,14 @@ def test_every_input_is_part_of_the_key(fresh, monkeypatch):
 def test_other_code_is_another_file(fresh, monkeypatch):
     before = powers.file_name(VC, 0.05)
     with monkeypatch.context() as m:
-        m.setattr(powers, "_code", lambda: b"another version")
+        m.setattr(usercache, "code_digest", lambda sources, libraries: b"another version")
         assert powers.file_name(VC, 0.05) != before
     assert powers.file_name(VC, 0.05) == before
     # the digest reads the sources of the modules a power runs: each of them is there
     package = Path(power_mod.__file__).resolve().parent.parent
-    assert all(package.joinpath(name).is_file() for name in powers._SOURCES)
+    assert all(package.joinpath(name).is_file() for name in powers._SHELF.sources)
+    assert {"stats/power.py", "analysis/powers.py"} <= set(powers._SHELF.sources)
+    assert powers._SHELF.libraries == ("numpy", "scipy")
 
 
 def test_a_damaged_file_is_simulated_afresh_and_written_again(fresh, monkeypatch):
