@@ -3,7 +3,8 @@
 Resolution order for a data file: every directory of ``DELVE_DATA_PATH`` (colon
 separated), then the user cache (``delve fetch``), then the data shipped with the package
 (docs/data.md). Generated datasets (hwang) are made in memory. The
-sha256 of the uncompressed content is checked every time; a mismatch is an error.
+sha256 of the uncompressed content is checked every time; a mismatch is an error (a gzip
+file's content's sha256 is remembered by the sha256 of its bytes, :mod:`.parsed`).
 """
 
 from __future__ import annotations
@@ -66,9 +67,12 @@ def is_present(spec: DatasetSpec) -> bool:
     return spec.generated or find_file(spec) is not None
 
 
+_GZIP = b"\x1f\x8b"  # the first bytes of a gzip file
+
+
 def decompress(raw: bytes, where: str) -> bytes:
     """``raw`` itself, or its gzip-decompressed content; ``where`` names it in errors."""
-    if raw[:2] == b"\x1f\x8b":
+    if raw[:2] == _GZIP:
         try:
             return gzip.decompress(raw)
         except (OSError, EOFError, zlib.error) as e:
@@ -320,21 +324,36 @@ def load_dataset(ws: WorkspaceDirs, name: str) -> Dataset:
         key: tuple = (spec.name, "generated", repr(spec.generator), spec.cases)
         if key in _LOADED:
             return _LOADED[key]
-        content = generated_text(spec).encode()
+        content: bytes | None = generated_text(spec).encode()
         where = f"generator {spec.generator.get('name')}"
+        known = raw_sha = None
     else:
         path = _locate(spec)
         st = path.stat()
         key = (spec.name, str(path), st.st_mtime_ns, st.st_size)
         if key in _LOADED:
             return _LOADED[key]
-        content = read_bytes(path)
         where = str(path)
-    digest = _check_sha256(spec, content, where)
+        raw = path.read_bytes()
+        raw_sha = hashlib.sha256(raw).hexdigest() if raw[:2] == _GZIP else None
+        known = None if raw_sha is None else parsed.known_digest(raw_sha)
+        if known is not None and spec.sha256 and known != spec.sha256:
+            known = None  # a mismatch is reported from the content itself, below
+        content = None
+    if known is not None:  # a gzip file whose content's sha256 an earlier load remembered
+        digest = known
+    else:
+        content = decompress(raw, where) if content is None else content
+        digest = _check_sha256(spec, content, where)
+        if raw_sha is not None:
+            parsed.remember_digest(raw_sha, digest)
     # a file's values by its content; a generated dataset's are made afresh each time
     entry = None if spec.generator is not None else parsed.entry_name(digest, spec)
     values = None if entry is None else parsed.recall(entry, (spec.cases, len(spec.attributes)))
     if values is None:
+        if content is None:  # the digest was remembered; to parse, the content is needed
+            content = decompress(raw, where)
+            _check_sha256(spec, content, where)
         try:
             text = content.decode("utf-8")
         except UnicodeDecodeError:

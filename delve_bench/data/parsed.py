@@ -13,6 +13,13 @@ another name, parsed afresh: an entry never goes stale. Each entry holds the sha
 its name and payload: a damaged one (or one of the wrong shape) is parsed afresh and
 written again. A cache that cannot be read or written costs time only
 (:mod:`..usercache` keeps the files).
+
+The check of a gzip file's content needs its sha256, which took decompressing the file
+every time (half of loading it once the values are remembered). The sha256 of the content
+is a function of the file's bytes, so it is remembered too, under
+``$XDG_CACHE_HOME/delve-bench/inflated``, named by the sha256 of the bytes: a load reads
+the file, hashes its bytes (a third of the content's length) and, with the values
+remembered as well, never decompresses it. Another byte of the file is another name.
 """
 
 from __future__ import annotations
@@ -27,6 +34,28 @@ from .spec import DatasetSpec
 #: the reader's source (:mod:`.load`, which imports this module), this module's (the
 #: entry's format) and numpy's version (its C reader parses the plain files)
 _SHELF = Shelf("parsed", ("data/load.py", "data/parsed.py"), ("numpy",))
+
+
+#: the sha256 of a gzip file's content by the sha256 of its bytes: a function of the bytes
+#: alone (gzip's format defines what they decompress to), so no sources
+_DIGESTS = Shelf("inflated")
+
+
+def known_digest(raw_sha256: str) -> str | None:
+    """The sha256 (hex) of the content a gzip file whose bytes have sha256 ``raw_sha256``
+    decompressed to, where one was remembered (:func:`remember_digest`); else None."""
+    payload = _DIGESTS.read(_DIGESTS.name(raw_sha256))
+    if payload is None or len(payload) != 64:
+        return None
+    digest = payload.decode("ascii", "replace")
+    return digest if all(c in "0123456789abcdef" for c in digest) else None
+
+
+def remember_digest(raw_sha256: str, content_sha256: str) -> None:
+    """Remember that a gzip file whose bytes have sha256 ``raw_sha256`` decompresses to
+    content of sha256 ``content_sha256`` (quietly nothing where the cache cannot be
+    written)."""
+    _DIGESTS.write(_DIGESTS.name(raw_sha256), content_sha256.encode("ascii"))
 
 
 def entry_name(content_sha256: str, spec: DatasetSpec) -> str:

@@ -13,6 +13,7 @@ from support import DATA
 
 from delve_bench.data import dataset_spec, load_dataset, parsed
 from delve_bench.data import load as load_mod
+from delve_bench.errors import DelveError
 
 
 @pytest.fixture
@@ -100,3 +101,50 @@ def test_a_cache_that_cannot_be_written_costs_time_only(ws, tmp_path, monkeypatc
     first = load_dataset(ws, "boston")
     assert _reload(ws, "boston").values.tobytes() == first.values.tobytes()
     assert len(seen) == 2
+
+
+def _decompressions(monkeypatch) -> list[str]:
+    """The data files decompressed from now on (by where they are)."""
+    seen: list[str] = []
+    real = load_mod.decompress
+
+    def counting(raw, where):
+        if raw[:2] == b"\x1f\x8b":
+            seen.append(where)
+        return real(raw, where)
+
+    monkeypatch.setattr(load_mod, "decompress", counting)
+    return seen
+
+
+def test_a_gzip_file_is_checked_by_its_remembered_digest_without_decompressing(
+    ws, fresh, monkeypatch
+):
+    inflated = fresh.parent / "inflated"
+    unzipped = _decompressions(monkeypatch)
+    first = load_dataset(ws, "boston")
+    assert first.source.endswith(".gz") and len(unzipped) == 1
+    assert len(list(inflated.iterdir())) == 1
+    again = _reload(ws, "boston")
+    assert len(unzipped) == 1  # the digest and the values both remembered
+    assert again.values.tobytes() == first.values.tobytes()
+    # the values forgotten: the content is decompressed to parse, and checked again
+    for entry in fresh.iterdir():
+        entry.unlink()
+    assert _reload(ws, "boston").values.tobytes() == first.values.tobytes()
+    assert len(unzipped) == 2
+    # a damaged digest entry is not used: the file is decompressed and checked
+    (entry,) = inflated.iterdir()
+    entry.write_bytes(entry.read_bytes()[:-1] + b"0")
+    assert _reload(ws, "boston").values.tobytes() == first.values.tobytes()
+    assert len(unzipped) == 3
+
+
+def test_a_remembered_digest_still_fails_a_spec_of_another_sha256(ws, fresh, monkeypatch):
+    load_dataset(ws, "boston")
+    (ws.root / "datasets").mkdir()
+    spec = yaml.safe_load(dataset_spec(ws, "boston").path.read_text())
+    right, spec["sha256"] = spec["sha256"], "0" * 64
+    (ws.root / "datasets" / "boston.yaml").write_text(yaml.safe_dump(spec))
+    with pytest.raises(DelveError, match=f"expected sha256 {'0' * 64}, got {right}"):
+        _reload(ws, "boston")
