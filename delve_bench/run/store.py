@@ -689,9 +689,7 @@ def _defaulted(fingerprint) -> dict:
 def _recorded(ws: WorkspaceDirs, method: str, ref: TaskRef, layout) -> list[tuple[int, str, dict]]:
     """(instance, state, meta) of every instance of the task as recorded: in the
     workspace's store, or packed by the reference study (:mod:`.sources`)."""
-    from .sources import packed, study_dir_of
-
-    sd = study_dir_of(ws, method)
+    sd = _study_dir(ws, method)
     out = []
     if sd is None:
         for inst in layout.instances:
@@ -700,7 +698,7 @@ def _recorded(ws: WorkspaceDirs, method: str, ref: TaskRef, layout) -> list[tupl
             meta = (read_meta(d) or {}) if state in ("ok", "failed") else {}
             out.append((inst.index, state, meta))
         return out
-    p = packed(sd, method, ref.dataset, ref.prototask)
+    p = _packed(sd, method, ref)
     for inst in layout.instances:
         key = (ref.size, inst.index)
         rec = p.metas.get(key)
@@ -716,13 +714,15 @@ def _recorded(ws: WorkspaceDirs, method: str, ref: TaskRef, layout) -> list[tupl
 
 
 #: (workspace, method, task, id of the layout) -> (the layout, what task_instances found),
-#: inside :func:`one_reading` only
+#: and where a method's results are read from and its packed files
+#: (:func:`_study_dir`, :func:`_packed`), inside :func:`one_reading` only
 _READING: ContextVar[dict | None] = ContextVar("delve_bench_one_reading", default=None)
 
 
 @contextmanager
 def one_reading() -> Iterator[None]:
-    """Within it, :func:`task_instances` reads the instances of a method on a task once.
+    """Within it, :func:`task_instances` reads the instances of a method on a task once
+    (and where a method's results are read from, and its packed files, are looked up once).
 
     One command asks for the same instances more than once (a compare first finds the
     tasks both methods finished, then reads their losses; each read checks every
@@ -737,6 +737,35 @@ def one_reading() -> Iterator[None]:
         yield
     finally:
         _READING.reset(token)
+
+
+def _study_dir(ws: WorkspaceDirs, method: str) -> Path | None:
+    """:func:`.sources.study_dir_of`, asked once per :func:`one_reading` (it looks for the
+    method's own results on disk, and a compare reads each of 1180 instances apart)."""
+    from .sources import study_dir_of
+
+    memo = _READING.get()
+    if memo is None:
+        return study_dir_of(ws, method)
+    key = ("study dir", ws, method)
+    if key not in memo:
+        memo[key] = study_dir_of(ws, method)
+    return memo[key]
+
+
+def _packed(study_dir: Path, method: str, ref: TaskRef):
+    """The reference study's packed results of ``method`` on ``ref``'s prototask
+    (:func:`.sources.packed`, which reads a file version once), looked up once per
+    :func:`one_reading` (each look-up checks both files' versions on disk)."""
+    from .sources import packed
+
+    memo = _READING.get()
+    if memo is None:
+        return packed(study_dir, method, ref.dataset, ref.prototask)
+    key = ("packed", study_dir, method, ref.dataset, ref.prototask)
+    if key not in memo:
+        memo[key] = packed(study_dir, method, ref.dataset, ref.prototask)
+    return memo[key]
 
 
 def task_instances(ws: WorkspaceDirs, method: str, ref: TaskRef, layout) -> list[InstanceStatus]:
@@ -764,7 +793,7 @@ def _task_instances(ws: WorkspaceDirs, method: str, ref: TaskRef, layout) -> lis
     from ..errors import DelveError
     from ..methods.registry import method_spec
     from . import provenance as pv
-    from .sources import check_same_task, study_dir_of
+    from .sources import check_same_task
 
     try:
         method_part: dict = pv.method_fields(method_spec(ws, method))
@@ -781,7 +810,7 @@ def _task_instances(ws: WorkspaceDirs, method: str, ref: TaskRef, layout) -> lis
         reference = method_part | pv.task_fields(ws, layout.proto, layout.size, index, shared)
         complete.append((len(out), meta, reference))
         out.append(InstanceStatus(index, "ok", meta))
-    if ws.reference is not None and study_dir_of(ws, method) is None:
+    if ws.reference is not None and _study_dir(ws, method) is None:
         check_same_task(
             ws, method, ref, {out[i].index: m.get("fingerprint") for i, m, _ in complete}
         )
@@ -824,16 +853,14 @@ def read_recorded(ws: WorkspaceDirs, method: str, ref: TaskRef, layout, st: Inst
     """The losses of one complete instance (``st`` from :func:`task_instances`) from where
     it is recorded: the workspace's store, or the reference study's packed files
     (:mod:`.sources`)."""
-    from .sources import packed, study_dir_of
-
     test = next(inst.test for inst in layout.instances if inst.index == st.index)
     losses = tuple(layout.proto.losses)
-    sd = study_dir_of(ws, method)
+    sd = _study_dir(ws, method)
     if sd is None:
         return read_instance(result_dir(ws, method, ref, st.index), test, losses)
     # packed columns are S, A, L (run.packed.LOSSES): the task's losses in that order; the rows are checked
     # against the hash their meta line records before they are used
-    rows = packed(sd, method, ref.dataset, ref.prototask).rows((ref.size, st.index))
+    rows = _packed(sd, method, ref).rows((ref.size, st.index))
     columns = {
         loss: np.asarray(rows[col], dtype=float)
         for loss, col in zip(losses, REGRESSION_LOSSES, strict=True)
