@@ -208,8 +208,10 @@ def read_packed(
         out.kept = cols.kept
         # each instance's rows in the order of first appearance (as pandas' groupby gives
         # them), as views of columns sorted stably by instance: one pass over the file
-        pairs = np.stack([cols.task, cols.instance.astype(np.int64)], axis=1)
-        _, first, inverse = np.unique(pairs, axis=0, return_index=True, return_inverse=True)
+        pair = _pair_keys(cols.task, cols.instance)
+        _, first, inverse = np.unique(
+            pair, axis=0 if pair.ndim == 2 else None, return_index=True, return_inverse=True
+        )
         rank = np.empty(len(first), dtype=np.int64)
         rank[np.argsort(first, kind="stable")] = np.arange(len(first))
         group = rank[inverse.ravel()]
@@ -228,6 +230,19 @@ def read_packed(
             if passed_before(out.content):
                 out._checked.update(out.losses)
     return out
+
+
+def _pair_keys(task: np.ndarray, instance: np.ndarray) -> np.ndarray:
+    """One key per row that orders as its (task, instance) pair: a number where they fit
+    in int64 (numpy's unique of a 1-D array is several times faster than of rows), else
+    the (n, 2) pairs themselves."""
+    task, instance = task.astype(np.int64), instance.astype(np.int64)
+    if not len(task):
+        return np.stack([task, instance], axis=1)
+    low, span = int(instance.min()), int(instance.max()) - int(instance.min()) + 1
+    if (int(task.max()) + 1) * span >= 2**62:
+        return np.stack([task, instance], axis=1)
+    return task * span + (instance - low)
 
 
 @functools.cache

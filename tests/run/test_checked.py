@@ -102,3 +102,22 @@ def test_columns_are_converted_as_arrow_casts_them(tmp_path):
     write(pa.array([1, 2, 3]), pa.array([3, 1, 2], pa.int32()))  # names that are not text
     with pytest.raises(DelveError, match="a task name does not end in std.N"):
         packed._loss_columns(path)
+
+
+@pytest.mark.parametrize("n", [0, 1, 1000])
+def test_the_pair_keys_group_rows_as_the_pairs_do(n):
+    """read_packed groups a file's rows by one number per (task, instance) pair: the same
+    groups, in the same order, as the pairs themselves; pairs too wide for a number are
+    grouped as pairs."""
+    rng = np.random.default_rng(n)
+    task, instance = rng.integers(0, 7, n), rng.integers(-3, 40, n)
+    pairs = np.stack([task, instance], axis=1)
+    _, first, inverse = np.unique(pairs, axis=0, return_index=True, return_inverse=True)
+    keys = packed._pair_keys(task, instance)
+    assert keys.ndim == (1 if n else 2)
+    _, k_first, k_inverse = np.unique(
+        keys, axis=0 if keys.ndim == 2 else None, return_index=True, return_inverse=True
+    )
+    assert np.array_equal(first, k_first) and np.array_equal(inverse.ravel(), k_inverse.ravel())
+    wide = packed._pair_keys(np.array([0, 5]), np.array([-(2**62), 2**62]))
+    assert wide.tolist() == [[0, -(2**62)], [5, 2**62]]
