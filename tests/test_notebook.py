@@ -6,15 +6,18 @@ absolute paths and its inline plot."""
 from __future__ import annotations
 
 import re
+from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
 from support import REPO
 
-nbformat = pytest.importorskip("nbformat", reason="pip install '.[dev]'")
-nbclient = pytest.importorskip("nbclient", reason="pip install '.[dev]'")
-pytest.importorskip("ipykernel", reason="pip install '.[dev]'")
-pytest.importorskip("sklearn")
+# found, not imported: at collection every pytest-xdist worker would import nbclient,
+# ipykernel and scikit-learn (about 0.6 CPU s) for the one that runs the test
+pytestmark = [
+    pytest.mark.skipif(find_spec(m) is None, reason=f"no {m}: pip install '.[dev]'")
+    for m in ("nbformat", "nbclient", "ipykernel", "sklearn")
+]
 
 BLOCK = re.compile(r"<!-- notebook -->\n```python\n(.*?)```\n", re.S)
 
@@ -34,6 +37,9 @@ def _shown(cell) -> dict:
 
 @pytest.mark.slow
 def test_the_readme_notebook_runs_in_a_kernel(tmp_path, monkeypatch):
+    import nbclient
+    import nbformat
+
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))  # the kernel inherits it: ~ is this folder

@@ -16,8 +16,8 @@ generated hwang task for regression, a two-class heart task for classification) 
 * fails as one clear error: a training set too small for it is a one-line ``ValueError``
   (or a fit), unknown parameters a one-line error naming the method.
 
-The sizes and budgets are tiny: the fast loop's part of this module takes some 15 CPU
-seconds (a loaded 2-core machine), rf-1's fits, marked slow, some 10 more.
+The sizes and budgets are tiny: the fast loop's part of this module takes some 10 CPU
+seconds (a loaded 2-core machine), the fits of SLOW_FITS, marked slow, some 18 more.
 """
 
 from __future__ import annotations
@@ -73,11 +73,15 @@ ADAPTED = {
 NAMES = method_names(WorkspaceDirs(builtin_root())) + sorted(ADAPTED)
 
 
-#: methods whose fits here are slow (rf-1: each of its fits grows six forests of 300 trees,
-#: a third of this module's CPU): their fitting checks run in the full suite, not in the
-#: fast loop (`-m "not slow"`), where the other four modern methods check the same search
-#: protocol (TunedMethod) and tests/methods/modern/test_modern_methods.py fits rf-1 itself
-SLOW_FITS = ("rf-1",)
+#: methods whose fits here are slow: their fitting checks run in the full suite, not in
+#: the fast loop (`-m "not slow"`), which fits each of them lightly elsewhere. rf-1 (each
+#: fit grows six forests of 300 trees, a third of this module's CPU): the other four modern
+#: methods check the same search protocol (TunedMethod) here, and
+#: tests/methods/modern/test_modern_methods.py fits rf-1 itself; mars3.6-bag-1 (50 MARS
+#: fits, 3 CPU s): tests/methods/mars/test_mars_plugin.py bags three; svm-class-1 and
+#: svm-1 (a 5-fold CV grid, 2 CPU s each): tests/methods/classify/test_classifiers.py
+#: fits the first on Ripley's data, tests/methods/basis/test_widths.py the second
+SLOW_FITS = ("mars3.6-bag-1", "rf-1", "svm-1", "svm-class-1")
 
 
 def _fitting(names: list[str]) -> list:

@@ -49,7 +49,11 @@ def test_energy_error_is_second_order_in_the_step():
 @pytest.mark.parametrize(
     "kw",
     [
-        dict(step_size=0.5, n_steps=1, persistence=0.95),  # gp-mc-1 style (Horowitz)
+        pytest.param(  # gp-mc-1 style (Horowitz): 20000 trajectories; its fits in the
+            # fast loop (tests/methods/test_contract.py) take this path
+            dict(step_size=0.5, n_steps=1, persistence=0.95),
+            marks=pytest.mark.slow,
+        ),
         pytest.param(  # mlp-mc-1 style
             dict(step_size=np.array([0.3, 0.4]), n_steps=20, window=4), marks=pytest.mark.slow
         ),

@@ -4,15 +4,12 @@ pair shares, so it is never empty and equals the usual average rank on complete 
 
 from __future__ import annotations
 
-import matplotlib
 import numpy as np
 import pytest
 from support import summary
 
 from delve_bench.analysis.collect import MethodCell, PairCell, PrototaskReport, TaskReport
 from delve_bench.analysis.overview import overview
-from delve_bench.report.diagram import draw
-from delve_bench.report.figures import RC
 from delve_bench.report.tables import ranks_table, wins_table
 from delve_bench.tasks.names import TaskRef
 
@@ -67,6 +64,13 @@ def test_not_run_and_off_the_top_markers_sit_outside_the_data_area():
         },
         partial=[(128, "e"), (64, "d")],
     )
+    # matplotlib is imported here, not at collection, where every pytest-xdist worker
+    # would pay for it (about 1 CPU s) though one runs this test
+    import matplotlib
+
+    from delve_bench.report.diagram import draw
+    from delve_bench.report.figures import RC
+
     with matplotlib.rc_context(RC):
         fig = draw(r)
         texts, boxes = _extents(fig)

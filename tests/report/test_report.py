@@ -18,7 +18,6 @@ import pytest
 import support
 
 from delve_bench.analysis.collect import method_order, p_digit
-from delve_bench.report.diagram import y_axis
 
 TASKS = ("kin-8nm/std.64", "kin-8nm/std.128", "boston/price/std.32", "boston/price/std.64")
 SIZES = {"kin-8nm-dist": (64, 128), "boston-price": (32, 64)}
@@ -98,6 +97,8 @@ def test_method_order_is_the_thesis_order_then_alphabetical():
 
 
 def test_y_axis_log_over_decades_and_arrows_for_outliers():
+    from delve_bench.report.diagram import y_axis  # matplotlib: not at every collection
+
     assert y_axis([(0.5, 0.02), (0.6, 0.03), (0.55, 0.02)])[0] == "linear"
     scale, lo, hi, clip = y_axis([(0.03, 0.002), (0.6, 0.03), (0.55, 0.02)])
     assert scale == "log" and lo < 0.028 and hi > 0.63 and clip == math.inf

@@ -110,20 +110,28 @@ def bh(p):
     return adj
 
 
-def test_holm_and_bh_equal_statsmodels_and_their_definitions():
+def _adjust_cases() -> list[np.ndarray]:
+    """Small p-values, p-values up to 1 (the clip at 1 binds), and ties (the order among
+    equal p-values must not matter)."""
+    rng = np.random.default_rng(3)
+    cases = [rng.uniform(0, 0.2, m) ** 2 for m in (1, 2, 7, 40)]
+    return cases + [rng.uniform(0, 1, 40), np.array([0.5, 0.5, 0.9, 0.01, 0.01, 1.0, 0.3, 0.01])]
+
+
+def test_holm_and_bh_equal_their_definitions():
+    for p in _adjust_cases():
+        assert adjust(list(p), "holm") == pytest.approx(holm(p), rel=1e-12)
+        assert adjust(list(p), "bh") == pytest.approx(bh(p), rel=1e-12)
+
+
+@pytest.mark.slow  # importing statsmodels alone takes about 3 CPU s
+def test_holm_and_bh_equal_statsmodels():
     from statsmodels.stats.multitest import multipletests
 
-    rng = np.random.default_rng(3)
-    # small p-values, p-values up to 1 (the clip at 1 binds), and ties (the order among
-    # equal p-values must not matter)
-    cases = [rng.uniform(0, 0.2, m) ** 2 for m in (1, 2, 7, 40)]
-    cases += [rng.uniform(0, 1, 40), np.array([0.5, 0.5, 0.9, 0.01, 0.01, 1.0, 0.3, 0.01])]
-    for p in cases:
+    for p in _adjust_cases():
         got_h, got_b = adjust(list(p), "holm"), adjust(list(p), "bh")
         assert got_h == pytest.approx(multipletests(p, method="holm")[1], rel=1e-12)
         assert got_b == pytest.approx(multipletests(p, method="fdr_bh")[1], rel=1e-12)
-        assert got_h == pytest.approx(holm(p), rel=1e-12)
-        assert got_b == pytest.approx(bh(p), rel=1e-12)
 
 
 def test_missing_p_values_do_not_count_as_tests():

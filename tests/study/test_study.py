@@ -333,11 +333,17 @@ def test_study_run_can_be_limited_to_some_tasks(tmp_path, delve):
 
 
 def test_committed_metas_leave_out_bulky_info_no_display_reads():
-    from delve_bench.study.pack import NOT_COMMITTED_INFO, _meta_lines, committed_meta
+    from delve_bench.study.pack import committed_meta
 
     m = {"task": "kin-8nm/dist/std.64", "instance": 0, "info": {"theta_used": [[0.1]], "k": 5}}
     assert committed_meta(m) == {"task": "kin-8nm/dist/std.64", "instance": 0, "info": {"k": 5}}
     assert m["info"]["theta_used"] == [[0.1]]  # the working store's meta is not touched
+
+
+@pytest.mark.slow  # reads every committed meta line, 2 CPU s
+def test_no_committed_meta_has_bulky_info():
+    from delve_bench.study.pack import NOT_COMMITTED_INFO, _meta_lines
+
     lines = [x for f in sorted(REPO.glob("results/*/meta/*/*.jsonl.xz")) for x in _meta_lines(f)]
     assert lines and not [x for x in lines if set(x.get("info") or {}) & set(NOT_COMMITTED_INFO)]
 

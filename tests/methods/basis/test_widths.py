@@ -87,6 +87,7 @@ def _same_fit(a, b) -> None:
     assert kept(a.info) == kept(b.info)
 
 
+@pytest.mark.slow  # eight fits, 2.5 CPU s; the fast loop shares a stage through the store below
 def test_methods_on_one_training_set_compute_the_stage_once_with_the_same_bits(kin64, tmp_path):
     """kin-8nm/std.64 #0: the first method computes the stage (100 CG iterations, 169
     evaluations with numpy's AVX-512 loops, 179 without) and stores it; the others read it and predict exactly what they predict

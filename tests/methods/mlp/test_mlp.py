@@ -310,6 +310,7 @@ def test_mlp_ese_1_validation_picks_the_earliest_best_weights(instance):
     assert info["ensemble_size"] == 3 and info["nets_trained"] == 3
 
 
+@pytest.mark.slow  # 1 CPU s; the contract fits mlp-mc-1 in the fast loop
 def test_mlp_mc_1_samples_well_and_predicts_a_mixture_on_kin(instance):
     X, y, Xt, yt = _instance(instance)
     m = MlpMc()
