@@ -7,7 +7,8 @@ of the rows, the recorded hashes and the code that formats them, so once every i
 of a file has passed, a mark (an entry of :mod:`..usercache` with nothing in it) named
 by the sha256 of exactly those (:func:`.packed.read_packed` computes it from what it
 read) is written under ``$XDG_CACHE_HOME/delve-bench/checked``; a later read of the same
-content skips the check. Any other byte, or another version of the code, is another name, checked afresh.
+content skips the check. Any other byte, or another version of the code, is another name,
+checked afresh.
 Only a pass is remembered, never a result; a cache that cannot be read or written costs
 time only, and a mark that does not match its sha256 (as the empty marks of earlier
 versions) is no pass.

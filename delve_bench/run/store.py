@@ -26,12 +26,12 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -739,18 +739,23 @@ def one_reading() -> Iterator[None]:
         _READING.reset(token)
 
 
+def _once(key: tuple, compute: Callable[[], Any]) -> Any:
+    """``compute()``, remembered under ``key`` for the rest of the :func:`one_reading`
+    it is asked in (computed afresh outside one)."""
+    memo = _READING.get()
+    if memo is None:
+        return compute()
+    if key not in memo:
+        memo[key] = compute()
+    return memo[key]
+
+
 def _study_dir(ws: WorkspaceDirs, method: str) -> Path | None:
     """:func:`.sources.study_dir_of`, asked once per :func:`one_reading` (it looks for the
     method's own results on disk, and a compare reads each of 1180 instances apart)."""
     from .sources import study_dir_of
 
-    memo = _READING.get()
-    if memo is None:
-        return study_dir_of(ws, method)
-    key = ("study dir", ws, method)
-    if key not in memo:
-        memo[key] = study_dir_of(ws, method)
-    return memo[key]
+    return _once(("study dir", ws, method), lambda: study_dir_of(ws, method))
 
 
 def _packed(study_dir: Path, method: str, ref: TaskRef):
@@ -759,13 +764,10 @@ def _packed(study_dir: Path, method: str, ref: TaskRef):
     :func:`one_reading` (each look-up checks both files' versions on disk)."""
     from .sources import packed
 
-    memo = _READING.get()
-    if memo is None:
-        return packed(study_dir, method, ref.dataset, ref.prototask)
-    key = ("packed", study_dir, method, ref.dataset, ref.prototask)
-    if key not in memo:
-        memo[key] = packed(study_dir, method, ref.dataset, ref.prototask)
-    return memo[key]
+    return _once(
+        ("packed", study_dir, method, ref.dataset, ref.prototask),
+        lambda: packed(study_dir, method, ref.dataset, ref.prototask),
+    )
 
 
 def task_instances(ws: WorkspaceDirs, method: str, ref: TaskRef, layout) -> list[InstanceStatus]:
@@ -778,15 +780,12 @@ def task_instances(ws: WorkspaceDirs, method: str, ref: TaskRef, layout) -> list
     budget fields of the newest complete instance that matches them. The others are
     ``stale``: never mixed in, always shown. With a reference study, the workspace's own
     results must have been made on the study's task (:func:`.sources.check_same_task`)."""
-    memo = _READING.get()
-    if memo is None:
-        return _task_instances(ws, method, ref, layout)
-    # the layout's id, not its content (it holds arrays): the memo keeps the layout
+    # the layout's id, not its content (it holds arrays): the entry keeps the layout
     # alive, so the id is not reused while the entry lives
-    key = (ws, method, ref, id(layout))
-    if key not in memo:
-        memo[key] = (layout, _task_instances(ws, method, ref, layout))
-    return list(memo[key][1])
+    _, found = _once(
+        (ws, method, ref, id(layout)), lambda: (layout, _task_instances(ws, method, ref, layout))
+    )
+    return list(found)
 
 
 def _task_instances(ws: WorkspaceDirs, method: str, ref: TaskRef, layout) -> list[InstanceStatus]:
