@@ -296,8 +296,11 @@ def method_names(ws: WorkspaceDirs) -> list[str]:
 
 def is_method(ws: WorkspaceDirs, name: str) -> bool:
     """Whether ``name`` (without ``@F``) names a method: a YAML file, else an entry point
-    (looked up only then)."""
-    return name in _method_files(ws) or name in _entry_point_specs()
+    (looked up only then: reading the installed packages' entry points is a tenth of a
+    run's start-up, and a task pattern such as ``kin-8*`` cannot name a method)."""
+    if name in _method_files(ws):
+        return True
+    return bool(_NAME.match(name)) and name in _entry_point_specs()
 
 
 def method_spec(ws: WorkspaceDirs, name: str) -> MethodSpec:

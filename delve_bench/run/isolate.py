@@ -6,17 +6,22 @@ parallel backends do, so they never import the runner.
 
 Each worker is a long-lived process that runs jobs one after another and keeps loaded
 datasets cached, so a job costs no process start. Before each job the worker sets its
-``RLIMIT_CPU`` soft limit to the CPU it has used plus the job's CPU hard limit, so the
-kernel stops a job that computes too long (SIGXCPU); the parent kills a worker whose job
-passes its wall-clock limit (a hung job). Either way the instance is recorded as failed
-with the reason, a fresh worker takes over, and the other jobs go on. Workers come from a
-``forkserver`` that has the package imported, ignore SIGINT (Ctrl-C is the parent's), and
-end when the process that started them does (a lifeline pipe), so no worker outlives
-the run that started it.
+limits with the kernel: ``RLIMIT_CPU`` at the CPU it has used plus the job's CPU hard
+limit (SIGXCPU past it) and a real-time timer at the job's wall-clock limit (SIGALRM,
+left at its default action, which ends the process even inside C code). Either way the
+instance is recorded as failed with the reason, a fresh worker takes over, and the other
+jobs go on. Workers come from a ``forkserver`` that has the package imported, ignore
+SIGINT (Ctrl-C is the parent's), and end when the process that started them does (a
+lifeline pipe), so no worker outlives the run that started it.
 
-:func:`run_pool` is the local executor: one thread multiplexes every worker's pipe, so
-the parent's work per job is a send, a wake-up and a receive. :func:`run_isolated` runs
-one job in the calling thread's own worker (what a Dask task does).
+:func:`run_pool` is the local executor. Its workers take job indices from one shared pipe
+(the feed) and report on their own pipes, which the parent reads in batches: the parent
+does no work per job, so its share of a run does not grow with the number of jobs or
+workers (a parent that answered each finished job woke once per job, about 0.5 ms of
+CPU each with the workers' processes in its caches). It wakes when a worker exits and
+twice a second, to read the reports and to kill a worker whose job escaped its timer.
+:func:`run_isolated` runs one job in the calling thread's own worker (what a Dask task
+does), the parent waiting on that worker's answer.
 """
 
 from __future__ import annotations
@@ -24,17 +29,19 @@ from __future__ import annotations
 import math
 import multiprocessing as mp
 import os
+import pickle
 import resource
+import select
 import selectors
 import signal
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterable
 from multiprocessing.connection import Connection
-from typing import Any, cast
+from typing import Any
 
 from ..blas import CORETYPE_VARIABLE, pin_openblas
+from ..errors import DelveError
 from ..workspace import WorkspaceDirs
 from .job import (
     Job,
@@ -57,6 +64,15 @@ _LOCAL = threading.local()
 _ALL: list[_Worker] = []  # every live thread-local worker, so shutdown_workers can stop them
 _ALL_LOCK = threading.Lock()
 PR_SET_PDEATHSIG = 1
+#: bytes of one job index in the pool's feed
+_RECORD = 8
+#: seconds between the pool parent's wake-ups to read reports (progress) and check limits
+TICK = 0.5
+#: seconds past a job's wall-clock limit before the parent kills a worker whose own timer
+#: did not (the job caught or blocked SIGALRM)
+_GRACE = 2.0
+#: workers of one run that may exit before running a job before the run gives up
+_STILLBORN = 3
 
 
 def _context():
@@ -91,13 +107,18 @@ def _start_forkserver() -> None:
     pyarrow reads the setting when it is imported, so it is given to the forkserver, which
     imports pandas for every worker; the caller's own environment is left as it was.
 
+    PYTHONSAFEPATH: the forkserver is started as ``python -c``, which puts the current
+    directory first on its module path, and Python 3.11's forkserver does not take the
+    parent's path over; in a checkout of delve-bench at another version than the one
+    installed (a workspace is one) the workers would import the checkout's package.
+
     OpenBLAS: the ``delve`` command pins its kernels before anything is imported
     (:func:`~delve_bench.blas.pin_openblas`); a program that runs jobs through the Python
     API, or a Dask worker started by ``dask worker``, has not, so the forkserver, whose
     workers load numpy afresh, gets the same setting (a value already set wins)."""
     from multiprocessing import forkserver
 
-    added = {"ARROW_DEFAULT_MEMORY_POOL": "system"}
+    added = {"ARROW_DEFAULT_MEMORY_POOL": "system", "PYTHONSAFEPATH": "1"}
     added = {k: v for k, v in added.items() if k not in os.environ}
     os.environ.update(added)
     pinned = pin_openblas()
@@ -131,12 +152,17 @@ def _die_with_parent() -> None:
 
 def _set_limits(lim: Limits) -> None:
     """The kernel's limits for the next job: CPU (this process' use so far plus the job's
-    limit: SIGXCPU past it) and data memory (allocations past it fail: MemoryError)."""
+    limit: SIGXCPU past it), data memory (allocations past it fail: MemoryError) and wall
+    clock (SIGALRM at its default action ends the process when the limit passes, even in
+    the middle of C code that holds the GIL); the caller stops the timer after the job."""
     ru = resource.getrusage(resource.RUSAGE_SELF)
     soft = math.ceil(ru.ru_utime + ru.ru_stime + lim.cpu)
     resource.setrlimit(resource.RLIMIT_CPU, (soft, resource.RLIM_INFINITY))
     mem = resource.RLIM_INFINITY if lim.memory is None else lim.memory
     resource.setrlimit(resource.RLIMIT_DATA, (mem, resource.RLIM_INFINITY))
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    if lim.wall and math.isfinite(lim.wall):
+        signal.setitimer(signal.ITIMER_REAL, lim.wall)
 
 
 def _watch(lifeline) -> None:
@@ -163,7 +189,9 @@ def _worker_main(conn, lifeline) -> None:
             return
         run_one, args, lim = msg
         _set_limits(lim)
-        conn.send(run_one(*args))
+        outcome = run_one(*args)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        conn.send(outcome)
 
 
 class _Worker:
@@ -198,7 +226,7 @@ class _Worker:
 
 
 def _died(
-    w: _Worker,
+    w: _Worker | _Puller,
     root: str | WorkspaceDirs,
     job: Job,
     options: RunOptions,
@@ -209,7 +237,7 @@ def _died(
     w.kill()
     code = w.proc.exitcode
     ws = WorkspaceDirs.from_env(root)
-    if timed_out:
+    if timed_out or code == -signal.SIGALRM:  # the parent's kill, or the worker's own timer
         reason = f"killed at the wall-clock hard limit of {lim.wall:.1f} s"
     elif code == -signal.SIGXCPU:
         reason = f"killed at the CPU hard limit of {lim.cpu:.1f} s"
@@ -230,6 +258,92 @@ def _died(
     return Outcome(job, "failed", reason)
 
 
+def _pull_main(payload: bytes, feed: Connection, report: Connection, lifeline) -> None:
+    """A pool worker: take the next job index from the shared feed, run the job under its
+    limits, report; exit when the feed is empty and closed.
+
+    Each job sends two messages the parent reads when it next wakes (it does not wake for
+    them): ``(i, None, t)`` as job ``i`` starts at monotonic time ``t``, and ``(i, outcome,
+    None)`` when it ends, so a worker that dies is known to have died in its last started
+    job."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
+    threading.Thread(target=_watch, args=(lifeline,), daemon=True).start()
+    run_one, root, jobs, options, lims = pickle.loads(payload)
+    fd = feed.fileno()
+    while True:
+        # the feed holds 8-byte records written whole; a pipe hands each concurrent reader
+        # whole records, so every index goes to exactly one worker
+        b = os.read(fd, _RECORD)
+        if not b:
+            return
+        i = int.from_bytes(b, "little")
+        report.send((i, None, time.monotonic()))
+        _set_limits(lims[i])
+        outcome = run_one(root, jobs[i], options)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        report.send((i, outcome, None))
+
+
+class _Puller:
+    """A pool worker process with the pipe it reports on."""
+
+    def __init__(self, ctx, payload: bytes, feed: Connection):
+        self.conn, child = ctx.Pipe(duplex=False)
+        life, self._lifeline = ctx.Pipe(duplex=False)
+        self.proc = ctx.Process(target=_pull_main, args=(payload, feed, child, life), daemon=True)
+        self.proc.start()
+        child.close()
+        life.close()
+        self.running: tuple[int, float] | None = None  # (job index, start time) last reported
+        self.ran = False  # reported the start of a job
+
+    def kill(self) -> None:
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join()
+        self.conn.close()
+        self._lifeline.close()
+
+
+class _Feed:
+    """The job indices, written into one pipe that every pool worker reads from.
+
+    Records are written at most :data:`PIPE_BUF` bytes at a time (such a write is atomic:
+    all of it or none), so the pipe never holds part of a record; what does not fit now is
+    written when the parent next wakes."""
+
+    def __init__(self, ctx, n: int):
+        self.reader, writer = ctx.Pipe(duplex=False)
+        self._writer: Connection | None = writer
+        os.set_blocking(writer.fileno(), False)
+        self._data = b"".join(i.to_bytes(_RECORD, "little") for i in range(n))
+        self._at = 0
+        self.fill()
+
+    def fill(self) -> None:
+        """Write what fits; close the writing end when all is written (the workers' EOF)."""
+        w = self._writer
+        if w is None:
+            return
+        while self._at < len(self._data):
+            try:
+                self._at += os.write(w.fileno(), self._data[self._at : self._at + select.PIPE_BUF])
+            except BlockingIOError:
+                return
+        w.close()
+        self._writer = None
+
+    @property
+    def pending(self) -> bool:
+        return self._writer is not None
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+        self.reader.close()
+
+
 def run_pool(
     run_one: RunOne,
     root: str | WorkspaceDirs,
@@ -240,72 +354,134 @@ def run_pool(
     done: Callable[[Outcome], None],
     started: Callable[[Job], None] = lambda job: None,
 ) -> None:
-    """Run ``jobs`` on ``n_workers`` worker processes; ``done(outcome)`` as each finishes.
+    """Run ``jobs`` on ``n_workers`` worker processes; ``done(outcome)`` as each finishes
+    (reported in batches, at most :data:`TICK` seconds late).
+
+    The workers take the jobs from a shared feed in order, so the parent does no work per
+    job: it wakes when a worker exits, and every :data:`TICK` seconds to read the reports,
+    write more of the feed and enforce the wall-clock limits that a job escaped (the
+    worker's own timer kills it on time unless the job took SIGALRM for itself). A worker
+    that dies is replaced while jobs remain.
 
     On KeyboardInterrupt (or any error) every worker is killed at once, what the running
     jobs left half-way is removed, and the exception propagates."""
     ctx = _context()
-    queue = deque(jobs)
+    todo = list(jobs)
     if ctx is None:  # cannot have children here: run in-process, overruns are caught afterwards
-        while queue:
-            job = queue.popleft()
+        for job in todo:
             started(job)
             done(run_one(root, job, options))
         return
-    idle: list[_Worker] = []
-    running: dict[Connection, tuple[_Worker, Job, Limits, float]] = {}
-    # one selector for the whole run, each pipe registered while its job runs: a wake-up
-    # costs the parent the pipes that are ready, not a fresh poll set of every worker
-    sel = selectors.DefaultSelector()
+    if not todo:
+        return
+    lims = [limits(job) for job in todo]
+    payload = pickle.dumps((run_one, root, todo, options, lims), pickle.HIGHEST_PROTOCOL)
+    feed = _Feed(ctx, len(todo))
+    reported = [False] * len(todo)
+    stillborn: list[int | None] = []
+    # two selectors, made once: the parent sleeps on the workers' exits only, and reads
+    # the report pipes when it is awake anyway
+    exits, reports = selectors.DefaultSelector(), selectors.DefaultSelector()
+    workers: list[_Puller] = []
 
-    def start(job: Job) -> None:
-        w = idle.pop() if idle else _Worker(ctx)
-        lim = limits(job)
-        w.send(run_one, root, job, options, lim)
-        deadline = time.monotonic() + lim.wall if lim.wall else math.inf
-        running[w.conn] = (w, job, lim, deadline)
-        sel.register(w.conn, selectors.EVENT_READ)
-        started(job)
+    def spawn() -> None:
+        w = _Puller(ctx, payload, feed.reader)
+        exits.register(w.proc.sentinel, selectors.EVENT_READ, w)
+        reports.register(w.conn, selectors.EVENT_READ, w)
+        workers.append(w)
 
-    def finish(conn: Connection) -> tuple[_Worker, Job, Limits, float]:
-        sel.unregister(conn)
-        return running.pop(conn)
+    def take(w: _Puller) -> bool:
+        """One report of ``w`` taken in; False at the end of its pipe."""
+        try:
+            i, outcome, t = w.conn.recv()
+        except (EOFError, OSError):
+            return False
+        if outcome is None:
+            w.running, w.ran = (i, t), True
+            started(todo[i])
+        else:
+            w.running = None
+            reported[i] = True
+            done(outcome)
+        return True
+
+    def read() -> None:
+        """Take in every report written so far."""
+        while ready := reports.select(0):
+            for key, _ in ready:
+                if not take(key.data):
+                    reports.unregister(key.fileobj)
+
+    def ended(w: _Puller, timed_out: bool) -> None:
+        """``w`` exited or was killed: record the job it died in, replace it if needed."""
+        exits.unregister(w.proc.sentinel)
+        if w.conn in reports.get_map():
+            reports.unregister(w.conn)
+        while w.conn.poll() and take(w):
+            pass
+        workers.remove(w)
+        if w.running is not None and not reported[w.running[0]]:
+            i = w.running[0]
+            reported[i] = True
+            done(_died(w, root, todo[i], options, lims[i], timed_out))
+        else:
+            w.kill()
+        code = w.proc.exitcode
+        if code != 0 and not w.ran:
+            # a worker that cannot start (a broken install, no memory) would be replaced
+            # forever, since it takes no job with it
+            stillborn.append(code)
+            if len(stillborn) >= _STILLBORN:
+                raise DelveError(
+                    f"the runner's worker processes exit before running a job (exit codes "
+                    f"{', '.join(map(str, stillborn))}); see the messages above"
+                )
+        if code != 0 and not all(reported):
+            spawn()
 
     try:
-        while queue and len(running) < n_workers:
-            start(queue.popleft())
-        while running:
-            first = min(r[3] for r in running.values())
-            timeout = None if first == math.inf else max(0.0, first - time.monotonic())
-            for key, _ in sel.select(timeout):
-                conn = cast(Connection, key.fileobj)
-                w, job, lim, _ = finish(conn)
-                try:
-                    outcome = conn.recv()
-                    idle.append(w)
-                except (EOFError, OSError):  # the worker died during the job
-                    outcome = _died(w, root, job, options, lim, timed_out=False)
-                done(outcome)
-                if queue:
-                    start(queue.popleft())
+        for _ in range(min(n_workers, len(todo))):
+            spawn()
+        while workers:
             now = time.monotonic()
-            for conn, (w, job, lim, deadline) in list(running.items()):
-                if deadline <= now and not conn.poll():
-                    finish(conn)
-                    done(_died(w, root, job, options, lim, timed_out=True))
-                    if queue:
-                        start(queue.popleft())
-    except BaseException:
-        for w, _job, _, _ in running.values():  # stop now; a rerun redoes these jobs
-            w.kill()
+            for w in [w for w in workers if _late(w, lims, now)]:
+                w.proc.kill()
+                w.proc.join()
+                ended(w, timed_out=True)
+            exited = [key.data for key, _ in exits.select(TICK)]
+            feed.fill()
+            read()
+            for w in exited:
+                ended(w, timed_out=False)
+        # a worker killed between taking an index and reporting its start: nothing of the
+        # job was written, so it is left for the next run, like the jobs of a Ctrl-C
         ws = WorkspaceDirs.from_env(root)
-        for _, job, _, _ in running.values():
-            discard_partial(ws, job)
+        for i in (i for i, r in enumerate(reported) if not r):
+            discard_partial(ws, todo[i])
+            done(interrupted(ws, todo[i], options, "its worker was killed"))
+    except BaseException:
+        for w in workers:  # stop now; a rerun redoes these jobs
+            w.proc.kill()
+        for w in workers:
+            w.proc.join()
+            while w.conn.poll() and take(w):
+                pass
+            if w.running is not None and not reported[w.running[0]]:
+                discard_partial(WorkspaceDirs.from_env(root), todo[w.running[0]])
+            w.kill()
         raise
     finally:
-        sel.close()
-        for w in idle:
-            w.close()
+        exits.close()
+        reports.close()
+        feed.close()
+
+
+def _late(w: _Puller, lims: list[Limits], now: float) -> bool:
+    """Whether ``w``'s job is past its wall-clock limit and the grace its own timer had."""
+    if w.running is None:
+        return False
+    i, start = w.running
+    return bool(lims[i].wall) and now > start + lims[i].wall + _GRACE
 
 
 def _worker(ctx) -> _Worker:

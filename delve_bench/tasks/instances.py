@@ -321,27 +321,37 @@ def declared_shape(ws: WorkspaceDirs, proto: PrototaskSpec, size: int) -> tuple[
 def _read_index(path: Path, n_cases: int, gen: str) -> np.ndarray:
     """One index file: 0-based case numbers, one a line, each in range and listed once."""
     try:
-        text = path.read_text()
+        with open(path, "rb") as f:
+            data = f.read()
     except FileNotFoundError:
         raise DelveError(f"{path} is missing; run `delve gen {gen}`") from None
-    except (OSError, UnicodeDecodeError) as e:
+    except OSError as e:
         raise DelveError(f"{path}: unreadable ({e})") from None
-    tokens = text.split()
-    lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
-    if len(tokens) != lines or not "".join(tokens).isdigit():
-        # error path (or blank lines): find the first line that is not one number
-        for k, line in enumerate(text.splitlines(), 1):
-            if line.strip() and not line.strip().isdigit():
-                raise DelveError(f"{path}, line {k}: {line.strip()!r} is not a case number")
-    # digits only: numpy's C parser, four times faster than converting the strings; a
-    # number past int64 saturates there and fails the range check below
-    cases = np.fromstring(text, dtype=np.int64, sep=" ")
+    # the files `delve gen` writes (and DELVE's): digits and newlines, no blank line; a
+    # plan reads hundreds, so they go straight to numpy's C parser; anything else (spaces,
+    # CRLF line ends, an error to name) takes the general path
+    plain = data[:1].isdigit() and b"\n\n" not in data and not data.translate(None, b"0123456789\n")
+    if not plain:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise DelveError(f"{path}: unreadable ({e})") from None
+        tokens = text.split()
+        lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+        if len(tokens) != lines or not "".join(tokens).isdigit():
+            # blank lines, or a line that is not one number: name the first such line
+            for k, line in enumerate(text.splitlines(), 1):
+                if line.strip() and not line.strip().isdigit():
+                    raise DelveError(f"{path}, line {k}: {line.strip()!r} is not a case number")
+    # digits only: a number past int64 saturates in numpy's parser and fails the range
+    # check below
+    cases = np.fromstring(data, dtype=np.int64, sep=" ")
     out = (cases < 0) | (cases >= n_cases)
     if out.any():
         i = int(np.argmax(out))
         raise DelveError(
-            f"{path}, line {i + 1}: case {tokens[i]} is out of range 0..{n_cases - 1} "
-            "(0-based case numbers of the data file)"
+            f"{path}, line {i + 1}: case {data.split()[i].decode()} is out of range "
+            f"0..{n_cases - 1} (0-based case numbers of the data file)"
         )
     counts = np.bincount(cases, minlength=n_cases)
     if counts.max(initial=0) > 1:

@@ -34,6 +34,18 @@ class Sleep(Method):
         return Prediction(np.zeros(len(X)))
 
 
+class SleepDeaf(Method):
+    """Waits forever with SIGALRM ignored: a job that escapes its worker's wall-clock timer
+    (the runner's parent kills it)."""
+
+    def fit(self, X, y, ctx):
+        signal.signal(signal.SIGALRM, signal.SIG_IGN)
+        time.sleep(10_000)
+
+    def predict(self, X):
+        return Prediction(np.zeros(len(X)))
+
+
 class Segfault(Method):
     """Kills its own process, as a crashing C extension would."""
 

@@ -34,6 +34,7 @@ def _methods(root: Path) -> dict:
     for name, cls, params in (
         ("spin-1", "Spin", "{}"),
         ("sleep-1", "Sleep", "{}"),
+        ("deaf-1", "SleepDeaf", "{}"),
         ("segv-1", "Segfault", "{}"),
         ("nan-1", "NanPredictions", "{}"),
         ("slow-1", "Slow", "{seconds: 0.4}"),
@@ -58,6 +59,7 @@ def test_hung_and_crashing_jobs_are_killed_and_recorded(delve, tmp_path):
         "run",
         "spin-1",
         "sleep-1",
+        "deaf-1",
         "segv-1",
         "nan-1",
         "lin-1",
@@ -78,7 +80,8 @@ def test_hung_and_crashing_jobs_are_killed_and_recorded(delve, tmp_path):
     assert (
         "hard limit" in by["spin-1"]["errors"]["0"]
     )  # CPU limit; on a loaded machine the wall one
-    assert "wall-clock hard limit" in by["sleep-1"]["errors"]["0"]
+    assert "wall-clock hard limit" in by["sleep-1"]["errors"]["0"]  # the worker's own timer
+    assert "wall-clock hard limit" in by["deaf-1"]["errors"]["0"]  # the parent, a tick later
     assert "died" in by["segv-1"]["errors"]["0"]
     assert "non-finite" in by["nan-1"]["errors"]["0"]
     text = delve("status", env=env, check=True).stdout
@@ -195,3 +198,48 @@ def test_dask_local_cluster_gives_the_same_files(delve, tmp_path):
     delve(*args, "--dask", "local:2", root=b, check=True)
     da, db = _digests(a), _digests(b)
     assert len(da) == 32 and da == db
+
+
+def test_workers_that_cannot_start_stop_the_run_with_one_error():
+    """A worker that exits before taking a job takes no job with it; replacing it forever
+    would hang the run, so the third such exit ends the run with one error."""
+    from delve_bench.errors import DelveError
+    from delve_bench.run import isolate
+    from delve_bench.run.job import Job, Limits, RunOptions, execute
+    from delve_bench.tasks import TaskRef
+
+    class ExitsWhereUnpickled:  # a worker unpickles its jobs first: it exits right there
+        def __reduce__(self):
+            return (os._exit, (3,))
+
+    jobs = [Job("lin-1", TaskRef("boston", "price", 128), i) for i in range(4)]
+    t = time.perf_counter()
+    with pytest.raises(DelveError, match=r"exit before running a job \(exit codes 3, 3, 3\)"):
+        isolate.run_pool(
+            execute,
+            ExitsWhereUnpickled(),
+            jobs,
+            RunOptions(),
+            lambda job: Limits(10.0, 30.0),
+            2,
+            lambda outcome: None,
+        )
+    assert time.perf_counter() - t < 60
+
+
+def test_workers_import_the_installed_package_not_one_in_the_working_directory(tmp_path):
+    """A workspace may be a checkout of delve-bench at another version; the `delve` command
+    does not import from its working directory, and neither may its workers."""
+    (tmp_path / "delve_bench").mkdir()
+    (tmp_path / "delve_bench" / "__init__.py").write_text("raise ImportError('the checkout')\n")
+    script = Path(sys.executable).with_name("delve")
+    r = subprocess.run(
+        [str(script), "run", "lin-1", "boston/price/std.128", "--budget-mode", "work", "-j", "2"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=dict(os.environ, DELVE_ROOT=str(tmp_path)),
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "ran 2, skipped 0" in r.stderr
