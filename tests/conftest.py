@@ -12,16 +12,53 @@ from pathlib import Path
 import pytest
 from support import DATA, REPO  # noqa: F401
 
+#: the modules that take longest (wall seconds of the full suite on two workers, heaviest
+#: first), run before all others: pytest-xdist (``--dist loadfile
+#: --no-loadscope-reorder``, pyproject.toml) hands each worker the next module in this
+#: order, so the long ones start early and the short ones fill in at the end, rather than
+#: one worker finishing a long module while the other waits. A module not named here
+#: keeps its place after these; the order changes no test's outcome.
+HEAVY_FIRST = (
+    "study/test_study.py",
+    "study/test_verify_committed.py",
+    "cli/test_cli.py",
+    "run/test_runner.py",
+    "run/test_safety.py",
+    "report/test_report.py",
+    "cli/test_bad_input.py",
+    "methods/test_contract.py",
+    "study/test_leaderboard.py",
+    "cli/test_power_cli.py",
+    "study/test_fresh_install.py",
+    "test_imports.py",
+    "methods/basis/test_basis.py",
+    "methods/mlp/test_mlp.py",
+    "cli/test_classification_cli.py",
+    "cli/test_hostile.py",
+    "study/test_beside.py",
+    "methods/mars/test_mars_plugin.py",
+    "methods/gp/test_gp.py",
+    "test_notebook.py",
+    "test_api.py",
+)
+
+
+def _module_rank(item) -> int:
+    path = item.nodeid.split("::", 1)[0].removeprefix("tests/")
+    return HEAVY_FIRST.index(path) if path in HEAVY_FIRST else len(HEAVY_FIRST)
+
 
 def pytest_collection_modifyitems(items):
     """A test that runs the real `delve` command in a subprocess is slow (each start
     imports numpy, scipy and pandas): one that uses the ``delve`` fixture, or any test of
     a module that uses ``support.run_delve`` (its module-scoped fixtures run the command).
-    `pytest -m "not slow"` is the fast loop."""
+    `pytest -m "not slow"` is the fast loop. The heaviest modules go first
+    (:data:`HEAVY_FIRST`; the sort is stable, a module's tests keep their order)."""
     for item in items:
         module = getattr(item, "module", None)
         if "delve" in getattr(item, "fixturenames", ()) or hasattr(module, "run_delve"):
             item.add_marker(pytest.mark.slow)
+    items.sort(key=_module_rank)
 
 
 #: examples hypothesis tries per property (tests/test_fuzz.py): the full suite tries 150;

@@ -16,8 +16,8 @@ generated hwang task for regression, a two-class heart task for classification) 
 * fails as one clear error: a training set too small for it is a one-line ``ValueError``
   (or a fit), unknown parameters a one-line error naming the method.
 
-The sizes and budgets are tiny: the fast loop's part of this module takes some 10 CPU
-seconds (a loaded 2-core machine), the fits of SLOW_FITS, marked slow, some 18 more.
+The sizes and budgets are tiny: the fast loop's part of this module takes some 4 CPU
+seconds (a quiet 2-core machine), the fits of SLOW_FITS, marked slow, some 25 more.
 """
 
 from __future__ import annotations
@@ -74,14 +74,15 @@ NAMES = method_names(WorkspaceDirs(builtin_root())) + sorted(ADAPTED)
 
 
 #: methods whose fits here are slow: their fitting checks run in the full suite, not in
-#: the fast loop (`-m "not slow"`), which fits each of them lightly elsewhere. rf-1 (each
-#: fit grows six forests of 300 trees, a third of this module's CPU): the other four modern
-#: methods check the same search protocol (TunedMethod) here, and
-#: tests/methods/modern/test_modern_methods.py fits rf-1 itself; mars3.6-bag-1 (50 MARS
-#: fits, 3 CPU s): tests/methods/mars/test_mars_plugin.py bags three; svm-class-1 and
-#: svm-1 (a 5-fold CV grid, 2 CPU s each): tests/methods/classify/test_classifiers.py
-#: fits the first on Ripley's data, tests/methods/basis/test_widths.py the second
-SLOW_FITS = ("mars3.6-bag-1", "rf-1", "svm-1", "svm-class-1")
+#: the fast loop (`-m "not slow"`). Fitted lightly elsewhere in the fast loop:
+#: mars3.6-bag-1 (50 MARS fits, 3 CPU s; tests/methods/mars/test_mars_plugin.py bags
+#: three), svm-1 (a 5-fold CV grid, 2 CPU s; tests/methods/basis/test_widths.py), gp-mc-1
+#: (1.7 CPU s; tests/methods/gp/test_gp.py fits two GpMc chains). The heaviest, fitted in
+#: the full suite only: rf-1 (six forests of 300 trees a fit), hgb-1 and catboost-1 (2.6
+#: and 1.8 CPU s, the first fits of their libraries), whose search protocol (TunedMethod)
+#: xgboost-1 and lightgbm-1 check here in the fast loop, and svm-class-1 (a 5-fold CV grid,
+#: 2 CPU s; tests/methods/classify/test_classifiers.py fits it on Ripley's data, slow too)
+SLOW_FITS = ("catboost-1", "gp-mc-1", "hgb-1", "mars3.6-bag-1", "rf-1", "svm-1", "svm-class-1")
 
 
 def _fitting(names: list[str]) -> list:

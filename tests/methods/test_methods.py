@@ -140,6 +140,7 @@ def test_knn_matches_scikit_learn_for_the_chosen_k(instance, make_ctx):
     assert 1 <= m.k_L_ <= 127 and m.vs2_ > 0
 
 
+@pytest.mark.slow  # a speed check, 1.2 CPU s
 def test_knn_loo_over_all_k_at_n_1024_is_fast():
     rng = np.random.default_rng(5)
     X, y = rng.normal(size=(1024, 8)), rng.normal(size=1024)

@@ -50,7 +50,7 @@ def test_energy_error_is_second_order_in_the_step():
     "kw",
     [
         pytest.param(  # gp-mc-1 style (Horowitz): 20000 trajectories; its fits in the
-            # fast loop (tests/methods/test_contract.py) take this path
+            # fast loop (tests/methods/gp/test_gp.py) take this path
             dict(step_size=0.5, n_steps=1, persistence=0.95),
             marks=pytest.mark.slow,
         ),

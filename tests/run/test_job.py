@@ -136,6 +136,8 @@ def test_the_fingerprint_follows_what_defines_a_result(ws, tmp_path):
     assert fp["method.version"] == "2" and fp != expected_fingerprint(ws, lin, RunOptions())
 
 
+@pytest.mark.slow  # six mlp-ese-1 fits in cpu mode, 1.4 CPU s; the fast loop reads stale
+# fingerprints in tests/study/test_study.py (packed results under other settings)
 def test_analyses_use_only_instances_made_under_one_fingerprint(ws):
     for i, scale in ((0, 0.001), (1, 0.001), (2, 0.002), (3, 0.002)):
         assert (

@@ -156,6 +156,7 @@ def test_a_cache_that_cannot_be_written_costs_time_only(fresh, monkeypatch):
     assert power(VC, 0.3, 4, 50) == first and len(seen) == 2
 
 
+@pytest.mark.slow  # 2 CPU s of simulated powers; the fast loop checks the memo in the search test above
 def test_a_sample_size_with_a_memo_is_the_one_without(fresh, monkeypatch):
     """`delve power`'s searches give the same designs through a dict, the store and no
     memo, and ask the memo for what they asked before instead of simulating it."""

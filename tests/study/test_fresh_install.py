@@ -123,3 +123,8 @@ def test_a_new_method_beside_a_study_after_a_plain_pip_install(tmp_path):
     rows = [x for x in summary.splitlines() if x.startswith("| kin-8nm/dist/std.")]
     assert len(rows) == 2 and all(x.count("±") == 3 for x in rows), rows
     assert (work / "beside" / "plots" / "kin-8nm-dist-S.png").is_file()
+    # passed: the clone, the environment and its install (some 12,000 files) go now, beside
+    # the other worker's tests, not in the serial clean-up at the end of a later pytest run
+    # (pytest deletes a run's temporary folders three runs later); a failure keeps them
+    for tree in (clone, venv):
+        shutil.rmtree(tree)

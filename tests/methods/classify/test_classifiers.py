@@ -130,6 +130,7 @@ def test_logistic_three_classes_and_an_absent_class():
     assert np.mean(P.argmax(1) == y) > 0.6
 
 
+@pytest.mark.slow  # a 5-fold CV grid, 1.7 CPU s: svm-class-1 is fitted in the full suite only
 def test_svm_class_on_ripley(ripley):
     pytest.importorskip("sklearn")
     from delve_bench.methods.classify.svm import SvmClass

@@ -162,7 +162,7 @@ def test_gp_map_on_toy_data_finds_the_relevant_inputs():
     assert ctx.info["stop"] == "budget" and ctx.info["evaluations"] == 1
 
 
-@pytest.mark.slow  # 2 CPU s; the fast loop fits GpMc in the next test and in the contract's
+@pytest.mark.slow  # 2 CPU s; the fast loop fits GpMc in the next test
 def test_gp_mc_on_toy_data():
     X, t, _ = toy(n=40, m=2)
     m = GpMc(min_iterations=0)
