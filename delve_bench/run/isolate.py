@@ -83,8 +83,12 @@ def _context():
         if mpp.current_process().daemon:  # e.g. a daemonic Dask worker: no children allowed
             return None
         ctx = mp.get_context("forkserver")
-        # what every job needs, imported once in the forkserver rather than in each worker
-        ctx.set_forkserver_preload(["delve_bench.run.isolate", "pandas", "scipy.special"])
+        # what jobs need, imported once in the forkserver rather than in each worker: the
+        # job's own path (numpy, the package) and scipy.linalg, which most methods use;
+        # not pandas (about 0.7 CPU s with pyarrow), which no job needs
+        ctx.set_forkserver_preload(
+            ["delve_bench.run.isolate", "delve_bench.run.job", "scipy.linalg"]
+        )
         _start_forkserver()
         _CTX = ctx
     return _CTX
@@ -102,10 +106,11 @@ def _start_forkserver() -> None:
 
     pyarrow: pandas imports pyarrow where it is installed, and pyarrow's default pool
     (mimalloc) reserves about 1 GB of address space at its first use. RLIMIT_DATA counts
-    reserved address space, so a worker would be left with a fraction of its
-    ``--memory-limit`` (knn-cv-1 at n = 1024 failed at --jobs 16 on a 24 GB machine).
-    pyarrow reads the setting when it is imported, so it is given to the forkserver, which
-    imports pandas for every worker; the caller's own environment is left as it was.
+    reserved address space, so a worker whose method imports pandas would be left with a
+    fraction of its ``--memory-limit`` (knn-cv-1 at n = 1024 failed at --jobs 16 on a 24 GB
+    machine when every job wrote its tables through pandas). pyarrow reads the setting when
+    it is imported, so it is given to the forkserver, whose environment every worker
+    inherits; the caller's own environment is left as it was.
 
     PYTHONSAFEPATH: the forkserver is started as ``python -c``, which puts the current
     directory first on its module path, and Python 3.11's forkserver does not take the

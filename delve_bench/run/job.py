@@ -27,7 +27,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import numpy as np
 
@@ -48,6 +48,7 @@ from .stages import stage_cache
 from .store import (
     InstanceLock,
     StorageError,
+    Table,
     atomic_write,
     commit,
     csv_bytes,
@@ -61,9 +62,6 @@ from .store import (
     staging_dir,
     storage,
 )
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 #: a job is killed when its CPU time passes this multiple of its budget plus a minute of
 #: slack (setup and prediction), or when its wall time passes twice that plus 5 s
@@ -380,30 +378,25 @@ class Written:
     losses_available: list[str]
 
 
-def result_tables(enc: EncodedInstance, dec: Decoded) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(predictions, losses) tables of one instance, in test-set order."""
-    import pandas as pd  # workers have it preloaded; the runner's parent never needs it
-
+def result_tables(enc: EncodedInstance, dec: Decoded) -> tuple[Table, Table]:
+    """(predictions, losses) tables of one instance, in test-set order: columns by name."""
     losses = case_losses(enc.y_test, dec.mean, dec.median, dec.log_density)
     cases = enc.instance.test
-    preds = pd.DataFrame(
-        {
-            "case": cases,
-            "target": enc.y_test,
-            "mean": dec.mean,
-            "median": dec.median,
-            "var": np.nan if dec.var is None else dec.var,
-            "log_density": np.nan if dec.log_density is None else dec.log_density,
-        }
-    )
-    table = pd.DataFrame(
-        {
-            "case": cases,
-            "S": losses["S"],
-            "A": losses["A"],
-            "L": np.nan if losses["L"] is None else losses["L"],
-        }
-    )
+    n = len(cases)
+
+    def column(v) -> np.ndarray:  # an absent prediction or loss: an empty column
+        return np.full(n, np.nan) if v is None else np.asarray(v)
+
+    preds = {
+        "case": cases,
+        "target": np.asarray(enc.y_test),
+        "mean": column(dec.mean),
+        "median": column(dec.median),
+        "var": column(dec.var),
+        "log_density": column(dec.log_density),
+    }
+    table = {"case": cases, "S": column(losses["S"]), "A": column(losses["A"])}
+    table["L"] = column(losses["L"])
     return preds, table
 
 
@@ -427,19 +420,20 @@ def checked_probs(cat, n_test: int, n_classes: int) -> np.ndarray:
     return P / total[:, None]
 
 
-def class_tables(pred: Prediction, enc: EncodedInstance) -> tuple[pd.DataFrame, pd.DataFrame]:
+def class_tables(pred: Prediction, enc: EncodedInstance) -> tuple[Table, Table]:
     """(predictions, losses) tables of a classification instance: ``case, target`` and one
     probability column ``p.<class>`` per class (plus ``<loss>:p.<class>`` columns for a
     loss the method predicts another distribution for); ``case, Z, Q, L``."""
-    import pandas as pd  # workers have it preloaded; the runner's parent never needs it
-
     if pred.categorical is None:
         raise ValueError("the prediction has no class probabilities (a regression method?)")
     classes = enc.coding.classes
     n, C = len(enc.y_test), len(classes)
     t = enc.y_test_encoded
     P = checked_probs(pred.categorical, n, C)
-    preds = pd.DataFrame({"case": enc.instance.test, "target": [classes[c] for c in t]})
+    preds: dict[str, np.ndarray] = {
+        "case": enc.instance.test,
+        "target": np.asarray([str(c) for c in classes])[t],
+    }
     for c, label in enumerate(classes):
         preds[f"p.{label}"] = P[:, c]
     losses = {}
@@ -451,16 +445,16 @@ def class_tables(pred: Prediction, enc: EncodedInstance) -> tuple[pd.DataFrame, 
             for c, label in enumerate(classes):
                 preds[f"{loss}:p.{label}"] = PL[:, c]
         losses[loss] = class_losses(t, PL)[loss]
-    table = pd.DataFrame({"case": enc.instance.test} | losses)
+    table = {"case": enc.instance.test} | losses
     return preds, table
 
 
-def write_tables(d: Path, preds: pd.DataFrame, table: pd.DataFrame) -> Written:
+def write_tables(d: Path, preds: Table, table: Table) -> Written:
     """Write predictions.csv and losses.csv into ``d`` (atomically, file by file)."""
     atomic_write(d / "predictions.csv", csv_bytes(preds))
     data = csv_bytes(table)
     atomic_write(d / "losses.csv", data)
-    have = [c for c in table.columns[1:] if not table[c].isna().all()]
+    have = [c for c in list(table)[1:] if not np.isnan(np.asarray(table[c], dtype=float)).all()]
     return Written(sha256_bytes(data), have)
 
 

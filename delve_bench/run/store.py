@@ -26,12 +26,12 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -39,9 +39,6 @@ from ..defaults import REGRESSION_LOSSES
 from ..errors import DelveError
 from ..tasks.names import TaskRef
 from ..workspace import WorkspaceDirs
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 
 def task_dir(ws: WorkspaceDirs, method: str, ref: TaskRef) -> Path:
@@ -159,11 +156,51 @@ def atomic_write(path: Path, data: bytes) -> None:
             raise
 
 
-def csv_bytes(df: pd.DataFrame) -> bytes:
-    """Deterministic CSV: shortest round-trip floats, empty cells for missing values."""
-    buf = io.StringIO()
-    df.to_csv(buf, index=False, na_rep="", lineterminator="\n", float_format=None)
-    return buf.getvalue().encode()
+#: a table: column name -> 1-D array, in column order (a DataFrame is one too)
+Table = Mapping[str, Any]
+
+
+def csv_bytes(table: Table) -> bytes:
+    """Deterministic CSV: shortest round-trip floats, empty cells for missing values.
+
+    The bytes pandas' ``to_csv(index=False, na_rep="", lineterminator="\\n")`` writes
+    (numbers as numpy's ``astype(str)`` spells them, text fields quoted as Python's csv
+    module quotes them), made with numpy alone: a job writes two tables, and importing
+    pandas for that was most of a worker's start-up."""
+    names = list(table.keys())
+    cells = [_cells(np.asarray(table[name])) for name in names]
+    rows = cells[0] if cells else np.array([], dtype=str)
+    for column in cells[1:]:
+        rows = np.char.add(np.char.add(rows, ","), column)
+    lines = [",".join(_quoted([str(name) for name in names]).tolist()), *rows.tolist()]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _cells(values: np.ndarray) -> np.ndarray:
+    """A column's CSV fields (a 1-D str array)."""
+    if values.dtype.kind == "f":
+        text = values.astype(str)
+        return np.where(np.isnan(values), "", text)
+    if values.dtype.kind in "iub":
+        return values.astype(str)
+    text = values.astype(str)
+    if values.dtype.kind == "O":  # Python objects (a DataFrame's text): None and NaN are missing
+        missing = [v is None or (isinstance(v, float) and math.isnan(v)) for v in values]
+        text = np.where(np.array(missing, dtype=bool), "", text)
+    labels, where = np.unique(text, return_inverse=True)  # a few class names, many cases
+    return _quoted(labels.tolist())[where]
+
+
+def _quoted(fields: list[str]) -> np.ndarray:
+    """Each field as Python's csv module writes it (QUOTE_MINIMAL, as pandas uses it)."""
+    import csv
+
+    out = []
+    for field in fields:  # once per distinct text: column names, class names
+        buf = io.StringIO()
+        csv.writer(buf, lineterminator="\n").writerow([field, ""])
+        out.append(buf.getvalue()[:-2])
+    return np.array(out, dtype=str)
 
 
 def sha256_bytes(data: bytes) -> str:
