@@ -40,6 +40,8 @@ from collections.abc import Callable, Iterable
 from multiprocessing.connection import Connection
 from typing import Any
 
+import numpy as np
+
 from ..blas import CORETYPE_VARIABLE, pin_openblas
 from ..errors import DelveError
 from ..workspace import WorkspaceDirs
@@ -199,14 +201,32 @@ def _worker_main(conn, lifeline) -> None:
         conn.send(outcome)
 
 
-class _Worker:
-    def __init__(self, ctx):
-        self.conn, child = ctx.Pipe()
+class _Child:
+    """A worker process, the pipe the parent talks to it on (two-way, or the worker's
+    reports only) and the lifeline that ends it when the parent goes: ``target`` is
+    called with ``args``, the worker's end of the pipe and the lifeline."""
+
+    def __init__(self, ctx, target: Callable, args: tuple, duplex: bool):
+        self.conn, child = ctx.Pipe(duplex=duplex)
         life, self._lifeline = ctx.Pipe(duplex=False)
-        self.proc = ctx.Process(target=_worker_main, args=(child, life), daemon=True)
+        self.proc = ctx.Process(target=target, args=(*args, child, life), daemon=True)
         self.proc.start()
         child.close()
         life.close()
+
+    def kill(self) -> None:
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join()
+        self.conn.close()
+        self._lifeline.close()
+
+
+class _Worker(_Child):
+    """A worker that answers one job at a time (:func:`run_isolated`)."""
+
+    def __init__(self, ctx):
+        super().__init__(ctx, _worker_main, (), duplex=True)
 
     def send(
         self, run_one: RunOne, root: str | WorkspaceDirs, job: Job, options: RunOptions, lim: Limits
@@ -222,16 +242,9 @@ class _Worker:
         self.proc.join(1)
         self.kill()
 
-    def kill(self) -> None:
-        if self.proc.is_alive():
-            self.proc.kill()
-        self.proc.join()
-        self.conn.close()
-        self._lifeline.close()
-
 
 def _died(
-    w: _Worker | _Puller,
+    w: _Child,
     root: str | WorkspaceDirs,
     job: Job,
     options: RunOptions,
@@ -283,32 +296,23 @@ def _pull_main(payload: bytes, feed: Connection, report: Connection, lifeline) -
         if not b:
             return
         i = int.from_bytes(b, "little")
-        report.send((i, None, time.monotonic()))
-        _set_limits(lims[i])
-        outcome = run_one(root, jobs[i], options)
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        report.send((i, outcome, None))
+        try:
+            report.send((i, None, time.monotonic()))
+            _set_limits(lims[i])
+            outcome = run_one(root, jobs[i], options)
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            report.send((i, outcome, None))
+        except (BrokenPipeError, ConnectionResetError):  # the parent is gone: end quietly
+            return
 
 
-class _Puller:
-    """A pool worker process with the pipe it reports on."""
+class _Puller(_Child):
+    """A pool worker: it takes its jobs from the feed and reports on its pipe."""
 
     def __init__(self, ctx, payload: bytes, feed: Connection):
-        self.conn, child = ctx.Pipe(duplex=False)
-        life, self._lifeline = ctx.Pipe(duplex=False)
-        self.proc = ctx.Process(target=_pull_main, args=(payload, feed, child, life), daemon=True)
-        self.proc.start()
-        child.close()
-        life.close()
+        super().__init__(ctx, _pull_main, (payload, feed), duplex=False)
         self.running: tuple[int, float] | None = None  # (job index, start time) last reported
         self.ran = False  # reported the start of a job
-
-    def kill(self) -> None:
-        if self.proc.is_alive():
-            self.proc.kill()
-        self.proc.join()
-        self.conn.close()
-        self._lifeline.close()
 
 
 class _Feed:
@@ -322,7 +326,7 @@ class _Feed:
         self.reader, writer = ctx.Pipe(duplex=False)
         self._writer: Connection | None = writer
         os.set_blocking(writer.fileno(), False)
-        self._data = b"".join(i.to_bytes(_RECORD, "little") for i in range(n))
+        self._data = np.arange(n, dtype="<i8").tobytes()  # _RECORD bytes each, little-endian
         self._at = 0
         self.fill()
 
@@ -338,10 +342,6 @@ class _Feed:
                 return
         w.close()
         self._writer = None
-
-    @property
-    def pending(self) -> bool:
-        return self._writer is not None
 
     def close(self) -> None:
         if self._writer is not None:
@@ -390,10 +390,17 @@ def run_pool(
     workers: list[_Puller] = []
 
     def spawn() -> None:
-        w = _Puller(ctx, payload, feed.reader)
-        exits.register(w.proc.sentinel, selectors.EVENT_READ, w)
-        reports.register(w.conn, selectors.EVENT_READ, w)
-        workers.append(w)
+        # Ctrl-C (or SIGTERM) while a worker starts is held until the worker is counted:
+        # one interrupted half-way would be left running, taking jobs from the feed,
+        # until the lifeline ended it
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        try:
+            w = _Puller(ctx, payload, feed.reader)
+            exits.register(w.proc.sentinel, selectors.EVENT_READ, w)
+            reports.register(w.conn, selectors.EVENT_READ, w)
+            workers.append(w)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
     def take(w: _Puller) -> bool:
         """One report of ``w`` taken in; False at the end of its pipe."""

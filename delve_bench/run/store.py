@@ -185,8 +185,8 @@ def _cells(values: np.ndarray) -> np.ndarray:
         return values.astype(str)
     text = values.astype(str)
     if values.dtype.kind == "O":  # Python objects (a DataFrame's text): None and NaN are missing
-        missing = [v is None or (isinstance(v, float) and math.isnan(v)) for v in values]
-        text = np.where(np.array(missing, dtype=bool), "", text)
+        missing = np.equal(values, np.array(None)) | np.not_equal(values, values)  # NaN != NaN
+        text = np.where(missing.astype(bool), "", text)
     labels, where = np.unique(text, return_inverse=True)  # a few class names, many cases
     return _quoted(labels.tolist())[where]
 

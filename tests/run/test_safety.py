@@ -270,7 +270,7 @@ def _forkserver_of(pid: int, timeout: float = 60) -> int:
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
 def test_ctrl_c_while_the_workers_start_prints_no_traceback(tmp_path):
-    """Ctrl-C while the forkserver is still importing its preload (numpy, pandas, scipy:
+    """Ctrl-C while the forkserver is still importing its preload (numpy, the package, scipy:
     most of a second) stops the run with its summary; the forkserver ignores it rather
     than dying with a KeyboardInterrupt traceback on the terminal."""
     p = _popen(tmp_path, "nap-1", "kin-8nm/std.64", "--instances", "0-3", "--jobs", "2", nap=600)
