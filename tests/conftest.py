@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+import warm
 from support import DATA, REPO  # noqa: F401
 
 #: the modules that take longest (wall seconds of the full suite on two workers, heaviest
@@ -159,19 +158,13 @@ def ws_module(tmp_path_factory):
 
 @pytest.fixture
 def delve(tmp_path):
-    """Run the real `delve` command (a subprocess) in a scratch workspace."""
+    """Run the `delve` command in a scratch workspace: a process of its own, forked from a
+    server that has its imports done (tests/warm.py)."""
 
     def run(*args: str, root: Path | None = None, env: dict | None = None, check: bool = False):
         e = dict(os.environ, DELVE_ROOT=str(root or tmp_path), PYTHONUNBUFFERED="1")
         e.update(env or {})
-        r = subprocess.run(
-            [sys.executable, "-m", "delve_bench", *args],
-            capture_output=True,
-            text=True,
-            env=e,
-            cwd=str(root or tmp_path),
-            timeout=600,
-        )
+        r = warm.run(args, env=e, cwd=root or tmp_path, timeout=600)
         if check and r.returncode != 0:
             raise AssertionError(
                 f"delve {' '.join(args)} exited {r.returncode}: {r.stderr[-2000:]}"

@@ -53,21 +53,14 @@ def fit_method(method, X, y, budget=None, seed: int = 0):
 
 
 def run_delve(root, *args: str, timeout: int = 900):
-    """Run the real `delve` command (a subprocess) in workspace ``root``; for module-scoped
-    fixtures, where the function-scoped ``delve`` fixture cannot be used."""
+    """Run the `delve` command in workspace ``root`` (as the ``delve`` fixture does, for
+    module-scoped fixtures, where a function-scoped fixture cannot be used)."""
     import os
-    import subprocess
-    import sys
+
+    import warm
 
     env = dict(os.environ, DELVE_ROOT=str(root), PYTHONUNBUFFERED="1")
-    return subprocess.run(
-        [sys.executable, "-m", "delve_bench", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=str(root),
-        timeout=timeout,
-    )
+    return warm.run(args, env=env, cwd=root, timeout=timeout)
 
 
 def unshipped_dataset(root: Path, name: str = "kin-32xx") -> str:
