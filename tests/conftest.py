@@ -48,9 +48,10 @@ def _module_rank(item) -> int:
 
 
 def pytest_collection_modifyitems(items):
-    """A test that runs the real `delve` command in a subprocess is slow (each start
-    imports numpy, scipy and pandas): one that uses the ``delve`` fixture, or any test of
-    a module that uses ``support.run_delve`` (its module-scoped fixtures run the command).
+    """A test that runs the `delve` command in a process of its own is slow (each is a
+    fork of the warm server, tests/warm.py, and most start a forkserver for their jobs):
+    one that uses the ``delve`` fixture, or any test of a module that uses
+    ``support.run_delve`` (its module-scoped fixtures run the command).
     `pytest -m "not slow"` is the fast loop. The heaviest modules go first
     (:data:`HEAVY_FIRST`; the sort is stable, a module's tests keep their order)."""
     for item in items:
