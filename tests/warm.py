@@ -176,20 +176,25 @@ def run(args, env: dict[str, str], cwd, timeout: float) -> subprocess.CompletedP
 def _preload() -> None:
     """Import what the commands import: the libraries and every module of the package but
     its methods (whose libraries, scikit-learn's OpenMP among them, stay out of the
-    server), with OpenBLAS pinned first, as the entry point pins it."""
+    server), with OpenBLAS pinned first, as the entry point pins it. A module that needs
+    an optional library not installed is left for the command that imports it."""
     import importlib
     import pkgutil
 
     from delve_bench.blas import pin_openblas
 
     pin_openblas()
-    for name in LIBRARIES:
-        importlib.import_module(name)
     import delve_bench
 
+    names = [*LIBRARIES]
     for m in pkgutil.walk_packages(delve_bench.__path__, "delve_bench."):
         if not m.name.startswith(("delve_bench.methods.", "delve_bench.__main__")):
-            importlib.import_module(m.name)
+            names.append(m.name)
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except ImportError:  # an optional library missing: a command needing it finds out
+            pass
 
 
 def _serve(inp, out) -> dict | None:
