@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,14 +17,7 @@ pytestmark = pytest.mark.slow
 
 
 def _cold(args, env, cwd):
-    return subprocess.run(
-        [sys.executable, "-m", "delve_bench", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=str(cwd),
-        timeout=600,
-    )
+    return warm.cold(args, env, cwd, timeout=600)
 
 
 def test_a_warm_command_prints_and_exits_as_a_fresh_process(tmp_path):

@@ -160,6 +160,11 @@ def run(args, env: dict[str, str], cwd, timeout: float) -> subprocess.CompletedP
             return server.run(args, env, cwd, timeout)
         finally:
             server.busy.release()
+    return cold(args, env, cwd, timeout)
+
+
+def cold(args, env: dict[str, str], cwd, timeout: float) -> subprocess.CompletedProcess:
+    """The command as a fresh subprocess: what :func:`run` does where it cannot fork."""
     return subprocess.run(
         [sys.executable, "-m", "delve_bench", *args],
         capture_output=True,
