@@ -126,3 +126,51 @@ def test_pumadyn_32nm_is_delves_file(ws):
     nm, nh = dataset_spec(ws, "pumadyn-32nm"), dataset_spec(ws, "pumadyn-32nh")
     assert nm.sha256 == "34072eabc8c8ec240982a5c185c98f4115e954595cbbd83a11396df7420cfc0a"
     assert nh.sha256 == "1bd1c7a28307e3c45e35645f6bfd2ee3ff8bcc34e7e15a63302768cb545ff9e2"
+
+
+def _broken(ws, name: str, change) -> str:
+    """check_invariants' error for ``name``'s std.64 after ``change`` edits its list of
+    [train, test] pairs (copies), or "" if the layout passes."""
+    import dataclasses
+
+    from delve_bench.errors import DelveError
+    from delve_bench.tasks.instances import check_invariants
+
+    lay = task_layout(ws, prototask_spec(ws, *name.split("/")), 64)
+    sets = [[i.train.copy(), i.test.copy()] for i in lay.instances]
+    change(sets)
+    inst = tuple(
+        dataclasses.replace(i, train=tr, test=te)
+        for i, (tr, te) in zip(lay.instances, sets, strict=True)
+    )
+    try:
+        check_invariants(dataclasses.replace(lay, instances=inst))
+    except DelveError as e:
+        return str(e)
+    return ""
+
+
+def _put(sets, k: int, part: int, case) -> None:
+    """Make ``case`` the last case of instance ``k``'s training (0) or test (1) set."""
+    sets[k][part][-1] = case
+
+
+@pytest.mark.parametrize(
+    "name, change, error",
+    [
+        ("kin-8nm/dist", lambda s: None, ""),
+        ("boston/price", lambda s: None, ""),
+        ("kin-8nm/dist", lambda s: _put(s, 0, 0, s[0][0][0]), "instance 0 repeats a case"),
+        ("kin-8nm/dist", lambda s: _put(s, 3, 1, s[3][1][0]), "instance 3 repeats a case"),
+        ("kin-8nm/dist", lambda s: _put(s, 2, 0, s[2][1][5]), "instance 2 has a test case among"),
+        ("kin-8nm/dist", lambda s: _put(s, 1, 0, s[0][0][0]), "training sets are not disjoint"),
+        ("kin-8nm/dist", lambda s: _put(s, 1, 1, s[0][1][0]), "test sets overlap"),
+        ("kin-8nm/dist", lambda s: _put(s, 1, 0, s[0][1][0]), "a test case is also a training"),
+        ("boston/price", lambda s: _put(s, 1, 1, s[0][0][0]), "needs one common test set"),
+    ],
+)
+def test_a_broken_layout_is_one_error_naming_what_is_wrong(ws, name, change, error):
+    """Each invariant of a layout broken once is refused with its own message; the real
+    layouts of both designs pass."""
+    got = _broken(ws, name, change)
+    assert (got == "") == (error == "") and error in got, got
