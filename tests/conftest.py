@@ -3,8 +3,12 @@ data ships with the package (DELVE_DATA_PATH, when set, is searched first)."""
 
 from __future__ import annotations
 
+import atexit
+import gc
+import logging
 import os
 import signal
+import sys
 from pathlib import Path
 
 import pytest
@@ -68,6 +72,9 @@ FUZZ_EXAMPLES = {"full": 150, "fast-loop": 25}
 
 
 def pytest_configure(config):
+    # collecting imports the libraries and the test modules: a few hundred thousand objects
+    # that live to the end, which the collector walked again and again (0.6 CPU s a worker)
+    gc.disable()
     try:
         from hypothesis import settings
     except ImportError:  # no hypothesis: no properties to size
@@ -75,6 +82,41 @@ def pytest_configure(config):
     for name, examples in FUZZ_EXAMPLES.items():
         settings.register_profile(name, max_examples=examples)
     settings.load_profile("fast-loop" if config.getoption("markexpr") == "not slow" else "full")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session):
+    """What collection made is kept out of the collector's reach (:func:`gc.freeze`): its
+    full collections during the tests then walk only the tests' own objects (0.8 CPU s a
+    worker less in the fast loop)."""
+    gc.freeze()
+    gc.enable()
+
+
+#: set when this xdist worker's session has finished (nothing of it left to report)
+_WORKER_DONE: list[bool] = []
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session):
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        _WORKER_DONE.append(True)
+
+
+def _end_worker() -> None:
+    """A worker whose session finished leaves without tearing down its modules: freeing
+    numpy, pandas, scipy, matplotlib and the method libraries took a second that the
+    controller waited for. It runs after every exit function registered after this
+    module was imported (tmp folders, the warm servers) and flushes what is left."""
+    if _WORKER_DONE:
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
+
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    atexit.register(_end_worker)
 
 
 @pytest.fixture(scope="session", autouse=True)
