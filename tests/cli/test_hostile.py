@@ -77,15 +77,17 @@ def test_a_duplicate_key_in_a_study_file_is_one_line(tmp_path, delve):
 # ---- packed study files and results --------------------------------------------------
 
 
-def test_a_decompression_bomb_among_packed_files_is_refused(tmp_path):
-    from delve_bench.run.packed import MAX_META_BYTES, _meta_lines
+def test_a_decompression_bomb_among_packed_files_is_refused(tmp_path, monkeypatch):
+    from delve_bench.run import packed
 
+    assert packed.MAX_META_BYTES == 64 * 2**20
+    # the same check under a 1 MB cap: making and inflating a 65 MB bomb took 0.9 s
+    monkeypatch.setattr(packed, "MAX_META_BYTES", 2**20)
     bomb = tmp_path / "kin-8nm-dist.jsonl.xz"
-    # preset 0: the same 10 kB file as preset 9, made in a third of the time
-    bomb.write_bytes(lzma.compress(b" " * (MAX_META_BYTES + 2**20), preset=0))
-    assert bomb.stat().st_size < 100_000
-    with pytest.raises(DelveError, match="inflates to more than 64 MB"):
-        _meta_lines(bomb)
+    bomb.write_bytes(lzma.compress(b" " * (2**20 + 2**16), preset=0))
+    assert bomb.stat().st_size < 1000
+    with pytest.raises(DelveError, match="inflates to more than 1 MB"):
+        packed._meta_lines(bomb)
 
 
 @pytest.mark.parametrize("kind", ["fifo", "dev-zero"])

@@ -82,7 +82,16 @@ NAMES = method_names(WorkspaceDirs(builtin_root())) + sorted(ADAPTED)
 #: and 1.8 CPU s, the first fits of their libraries), whose search protocol (TunedMethod)
 #: xgboost-1 and lightgbm-1 check here in the fast loop, and svm-class-1 (a 5-fold CV grid,
 #: 2 CPU s; tests/methods/classify/test_classifiers.py fits it on Ripley's data, slow too)
-SLOW_FITS = ("catboost-1", "gp-mc-1", "hgb-1", "mars3.6-bag-1", "rf-1", "svm-1", "svm-class-1")
+SLOW_FITS = (
+    "catboost-1",
+    "gp-mc-1",
+    "hgb-1",
+    "lightgbm-1",
+    "mars3.6-bag-1",
+    "rf-1",
+    "svm-1",
+    "svm-class-1",
+)
 
 
 def _fitting(names: list[str]) -> list:

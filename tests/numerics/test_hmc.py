@@ -93,6 +93,7 @@ def test_rejection_negates_momentum_and_restores_the_state():
     np.testing.assert_array_equal(s.grad, g)  # the gradient is restored too (docs/methods/gp.md)
 
 
+@pytest.mark.slow  # 4000 trajectories, 0.8 s; the fast loop samples a Gaussian above
 def test_infinite_energy_is_a_rejection_not_a_crash():
     def wall(x):  # a standard normal restricted to x < 0.5
         if x[0] >= 0.5:

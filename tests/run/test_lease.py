@@ -133,6 +133,7 @@ def _taker(root: str, rounds: int, barrier, results) -> None:
         lock.release()
 
 
+@pytest.mark.slow  # racing processes, 0.7 s; the fast loop passes over a dead claim above
 def test_two_runs_never_both_take_over_one_expired_lock(tmp_path):
     """Taking over was read, unlink, create: a run that read the dead lock before the other
     replaced it unlinked the other's new lock and made its own, and both ran the job."""

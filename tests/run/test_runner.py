@@ -200,6 +200,7 @@ def test_dask_local_cluster_gives_the_same_files(delve, tmp_path):
     assert len(da) == 32 and da == db
 
 
+@pytest.mark.slow  # three worker starts that fail, 0.7 s; the fast loop runs jobs through the pool
 def test_workers_that_cannot_start_stop_the_run_with_one_error():
     """A worker that exits before taking a job takes no job with it; replacing it forever
     would hang the run, so the third such exit ends the run with one error."""
@@ -227,6 +228,7 @@ def test_workers_that_cannot_start_stop_the_run_with_one_error():
     assert time.perf_counter() - t < 60
 
 
+@pytest.mark.slow  # a run in a folder of its own, 1.5 s
 def test_workers_import_the_installed_package_not_one_in_the_working_directory(tmp_path):
     """A workspace may be a checkout of delve-bench at another version; the `delve` command
     does not import from its working directory, and neither may its workers."""

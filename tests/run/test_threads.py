@@ -37,6 +37,7 @@ def _threads(ws: WorkspaceDirs, instance: int) -> tuple[int, dict]:
     return meta["info"]["threads"], meta
 
 
+@pytest.mark.slow  # probe jobs under three thread settings, 1.3 s; the fast loop reads the recorded threads below
 def test_one_blas_thread_per_job_and_blas_threads_where_asked(probe_ws):
     ws = probe_ws
     # a worker process (cpu mode: the runner used to leave its pool at every core) ...

@@ -88,6 +88,7 @@ def _meta(
     (d / "meta.json").write_text(json.dumps(meta))
 
 
+@pytest.mark.slow  # generates five hwang tasks, 0.7 s; the fast loop fits exponents above
 def test_scaling_display_averages_tasks_fits_exponents_and_counts_failures(tmp_path):
     """Recorded metas on the hwang tasks (generated data): time ~ n^2 and #BF ~ n^0.5 give
     those exponents; a size where a task has no finished instance is bracketed and left

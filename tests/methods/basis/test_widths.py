@@ -200,6 +200,7 @@ def test_a_corrupt_stage_file_is_recomputed(scaled, tmp_path, corrupt):
     assert reread.reused is not path.is_dir()
 
 
+@pytest.mark.slow  # 50 writes of 0.4 MB racing a reader, 1 s
 def test_readers_never_see_a_torn_stage_file(tmp_path):
     """Two writers saving the same key (two jobs that both missed) and a reader: every
     read is no value or one whole value (a staged write renamed into place)."""
@@ -275,6 +276,7 @@ def test_the_key_names_the_blas_kernels(scaled, monkeypatch):
     assert stage_key(X, t, 100) != haswell
 
 
+@pytest.mark.slow  # a fresh interpreter importing scipy, 0.7 s
 def test_the_key_does_not_depend_on_what_else_was_imported():
     """scipy's wheel brings its own OpenBLAS; a process that imported it computes the same
     key as one that did not, since the stage runs on numpy's BLAS alone."""

@@ -277,6 +277,7 @@ def _instance(instance, task="kin-8nm/std.64", i=0):
     return e.X_train, e.y_train, e.X_test, e.y_test_encoded
 
 
+@pytest.mark.slow  # an ensemble on kin, 1.1 CPU s; the contract fits mlp-ese-1 in the fast loop
 def test_mlp_ese_1_follows_the_ensemble_rules_on_kin(instance):
     X, y, Xt, yt = _instance(instance)
     total = 4000
