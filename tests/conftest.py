@@ -75,6 +75,8 @@ def pytest_configure(config):
     # collecting imports the libraries and the test modules: a few hundred thousand objects
     # that live to the end, which the collector walked again and again (0.6 CPU s a worker)
     gc.disable()
+    if not os.environ.get("PYTEST_XDIST_WORKER") and config.getoption("numprocesses", None):
+        return  # the controller of workers runs no test: hypothesis (0.3 s) would delay them
     try:
         from hypothesis import settings
     except ImportError:  # no hypothesis: no properties to size
