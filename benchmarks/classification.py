@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import time
 
+import _one_thread  # noqa: F401  (before numpy: one BLAS thread in every library)
 import numpy as np
 from threadpoolctl import threadpool_limits
 

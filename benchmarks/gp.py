@@ -9,9 +9,9 @@ Part 0 (``--no-run`` skips it): gp-map-1 through ``delve run`` in cpu mode (its 
 scikit-learn's GaussianProcessRegressor on the same instance: the CPU ratio (target at
 most 0.35) and the squared-error loss ratio (target at most 1.05), and the floor: 150 x
 the measured cost of one Cholesky factorisation, inverse and gradient at that n.
-One BLAS thread: threadpoolctl in this process, and OPENBLAS_NUM_THREADS=1 (with
-OMP_NUM_THREADS, MKL_NUM_THREADS) for ``delve run`` and its workers, until the runner
-sets it itself (issue 30 item 1).
+One BLAS thread: OPENBLAS_NUM_THREADS=1 (with OMP_NUM_THREADS, MKL_NUM_THREADS) set before
+numpy is loaded (``_one_thread``: scipy's own OpenBLAS is loaded later and would otherwise
+start a thread per core), threadpoolctl too, and the same for ``delve run``.
 
 Part 1b (``--no-floor`` skips it): gp-mc-1's CPU cost per trajectory (one leapfrog step:
 an evaluation of E and its gradient, plus the sampler's bookkeeping) in work mode, against
@@ -44,6 +44,7 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+import _one_thread  # before numpy: one BLAS thread in every library
 import numpy as np
 from threadpoolctl import threadpool_limits
 
@@ -57,8 +58,6 @@ from delve_bench.tasks.instances import task_layout
 from delve_bench.tasks.names import resolve_tasks
 from delve_bench.tasks.spec import prototask_spec
 from delve_bench.workspace import WorkspaceDirs
-
-ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 @dataclass
@@ -195,7 +194,7 @@ def delve_run_cpu(task: str, instance: int) -> tuple[float, float]:
     with tempfile.TemporaryDirectory(prefix="delve-gp-bench-") as root:
         cmd = [sys.executable, "-m", "delve_bench", "--root", root, "run", "gp-map-1", task,
                "--instances", str(instance), "--budget-mode", "cpu", "-q"]  # fmt: skip
-        env = {**os.environ, **ONE_THREAD}
+        env = {**os.environ, **_one_thread.ONE_THREAD}
         r = subprocess.run(cmd, env=env, capture_output=True, text=True)
         metas = list(Path(root, "results").rglob("meta.json"))
         if r.returncode != 0 or len(metas) != 1:
@@ -211,7 +210,7 @@ def part_run(task: str, instance: int, reps: int) -> None:
     dataset, size = task.rsplit("/std.", 1)
     d = load(dataset, int(size), instance)
     print(f"Part 0: gp-map-1 through `delve run` (cpu mode) vs scikit-learn, {task} #{instance}")
-    print("  one BLAS thread: threadpoolctl here, OPENBLAS_NUM_THREADS=1 for delve run")
+    print("  one BLAS thread: OPENBLAS_NUM_THREADS=1 before numpy, threadpoolctl, and for delve run")
     cpu_map, loss_map = delve_run_cpu(task, instance)
     cpu_skl, _, _ = run_sklearn(d)
     mu = _sklearn_mean(d)

@@ -14,6 +14,7 @@ import sys
 import warnings
 from pathlib import Path
 
+import _one_thread  # noqa: F401  (before numpy: one BLAS thread in every library)
 import numpy as np
 from threadpoolctl import threadpool_limits
 

@@ -26,6 +26,7 @@ import sys
 import time
 import warnings
 
+import _one_thread  # noqa: F401  (before numpy: one BLAS thread in every library)
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))

@@ -32,6 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import _one_thread  # noqa: F401  (before numpy: one BLAS thread in every library)
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))

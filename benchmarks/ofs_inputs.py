@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 
+import _one_thread  # noqa: F401  (before numpy: one BLAS thread in every library)
 import numpy as np
 from _ofs import INPUTS, inputs_of, kept_size, protocol_result, selection_path, set_paths
 from classification import SETS

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 
+import _one_thread  # noqa: F401  (before numpy: one BLAS thread in every library)
 import numpy as np
 from _ofs import INPUTS, choose_scale, kept_size, set_paths
 from threadpoolctl import threadpool_limits

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 
+import _one_thread  # noqa: F401  (before numpy: one BLAS thread in every library)
 import numpy as np
 from classification import SETS
 from threadpoolctl import threadpool_limits

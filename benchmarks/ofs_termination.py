@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 
+import _one_thread  # noqa: F401  (before numpy: one BLAS thread in every library)
 import numpy as np
 from _ofs import INPUTS, kept_size, protocol_result, set_paths
 from classification import PUBLISHED, SETS
