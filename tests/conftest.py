@@ -179,36 +179,26 @@ def _ctrl_c_reaches_children():
         signal.signal(signal.SIGINT, old)
 
 
-#: the variables that size BLAS and OpenMP pools in libraries loaded after they are set
-_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-
-
 @pytest.fixture(scope="session", autouse=True)
 def one_blas_thread():
-    """One BLAS and OpenMP thread in each test process, as every `delve` job has.
+    """One BLAS and OpenMP thread in each test process, as every `delve` job has
+    (:func:`delve_bench.run.job.thread_limit`, the jobs' own limit).
 
     Idle OpenBLAS threads spin: with a pool as wide as the machine in each pytest-xdist
     worker (one worker per core), and on a machine shared with other work, the same fits
     cost several times the CPU (the two kin-8nm width-stage tests of
     tests/methods/basis/test_widths.py: 31 CPU seconds with two threads on a loaded
-    2-core machine, 7 with one). numpy's and
-    scipy's OpenBLAS are loaded here so that threadpoolctl limits both; the variables
-    cover the libraries loaded later (OpenMP in scikit-learn) and the `delve`
-    subprocesses before their jobs set their own limit. A test that asks for more threads
+    2-core machine, 7 with one). numpy's and scipy's OpenBLAS are loaded first, for the
+    limit to reach both; its variables cover the libraries loaded later (OpenMP in
+    scikit-learn) and the `delve` subprocesses. A test that asks for more threads
     (``threadpool_limits(2)``) still gets them: the limit is a setting, not a cap."""
     import numpy  # noqa: F401
     import scipy.linalg  # noqa: F401
-    from threadpoolctl import threadpool_limits
 
-    old = {k: os.environ.get(k) for k in _THREAD_VARIABLES}
-    os.environ.update(dict.fromkeys(_THREAD_VARIABLES, "1"))
-    with threadpool_limits(limits=1):
+    from delve_bench.run.job import thread_limit
+
+    with thread_limit(1):
         yield
-    for k, v in old.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
 
 
 @pytest.fixture

@@ -24,7 +24,8 @@ import platform
 import shutil
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
@@ -467,14 +468,34 @@ def _write_meta(d: Path, meta: dict) -> None:
     atomic_write(d / "meta.json", (json.dumps(meta, indent=2, sort_keys=True) + "\n").encode())
 
 
-def thread_limit(n: int):
+#: what OpenBLAS, an OpenMP runtime and MKL read, once, when they are loaded
+THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+@contextmanager
+def thread_limit(n: int) -> Iterator[None]:
     """A context in which BLAS and OpenMP libraries (OpenBLAS, MKL, libgomp, ...) use at
     most ``n`` threads: what every job runs in. Idle BLAS threads spin, so a pool as wide
     as the machine burns a cpu budget several times faster than one thread for the same
-    work on the small matrices of these tasks, and makes the work depend on the machine."""
+    work on the small matrices of these tasks, and makes the work depend on the machine.
+
+    threadpoolctl sets the pools of the libraries already loaded; one that a method loads
+    during its fit (a plugin's scikit-learn and its OpenMP runtime, MKL) takes its pool
+    from :data:`THREAD_VARIABLES` when it is loaded, so they say ``n`` too for the
+    length of the job, and are put back afterwards."""
     from threadpoolctl import threadpool_limits
 
-    return threadpool_limits(limits=n)
+    before = {k: os.environ.get(k) for k in THREAD_VARIABLES}
+    os.environ.update(dict.fromkeys(THREAD_VARIABLES, str(n)))
+    try:
+        with threadpool_limits(limits=n):
+            yield
+    finally:
+        for k, v in before.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def execute(root: str | WorkspaceDirs, job: Job, options: RunOptions = RunOptions()) -> Outcome:

@@ -21,3 +21,15 @@ class BlasThreads(Method):
 
     def predict(self, X):
         return Prediction(np.full(len(X), self.m))
+
+
+class ThreadVariables(BlasThreads):
+    """:class:`BlasThreads`; ``info["variables"]``: the thread-count variables a library
+    loaded during the fit would read (OpenBLAS, an OpenMP runtime, MKL)."""
+
+    def fit(self, X, y, ctx):
+        import os
+
+        names = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+        ctx.info["variables"] = {k: os.environ.get(k) for k in names}
+        super().fit(X, y, ctx)

@@ -26,6 +26,7 @@ def probe_ws(tmp_path, monkeypatch):
     in worker processes (PYTHONPATH)."""
     (tmp_path / "methods").mkdir()
     (tmp_path / "methods" / "threads-1.yaml").write_text("plugin: probe:BlasThreads\nparams: {}\n")
+    (tmp_path / "methods" / "variables-1.yaml").write_text("plugin: probe:ThreadVariables\n")
     monkeypatch.syspath_prepend(TESTS)
     monkeypatch.setenv("PYTHONPATH", TESTS + os.pathsep + os.environ.get("PYTHONPATH", ""))
     return WorkspaceDirs(tmp_path)
@@ -76,6 +77,22 @@ def test_a_fingerprint_made_before_the_option_reads_as_one_thread(ws):
     assert stale_fields(now, expected_fingerprint(ws, job, RunOptions("work", blas_threads=2))) == [
         "budget.blas_threads"
     ]
+
+
+@pytest.mark.parametrize("asked", [1, 3])
+def test_a_library_loaded_during_the_job_reads_its_thread_count_too(probe_ws, monkeypatch, asked):
+    """threadpoolctl limits the libraries loaded when the limit is set; one a method loads
+    during its fit (scikit-learn's OpenMP runtime, a plugin's MKL) takes its pool from
+    these variables when it is loaded, so the job sets them as well, and puts them back."""
+    names = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+    for k in names:
+        monkeypatch.delenv(k, raising=False)
+    ws = probe_ws
+    execute(str(ws.root), Job("variables-1", TASK, 0), RunOptions("cpu", blas_threads=asked))
+    meta = read_meta(result_dir(ws, "variables-1", TASK, 0)) or {}
+    assert meta.get("status") == "ok", meta.get("error")
+    assert meta["info"]["variables"] == dict.fromkeys(names, str(asked))
+    assert not set(names) & os.environ.keys()
 
 
 @pytest.mark.slow
