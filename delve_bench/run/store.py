@@ -665,8 +665,8 @@ def _plain_table(
     (only :data:`_PLAIN_BYTES` after the header line, a field per column on every line,
     each loss column all numbers or all empty), or None for any other file, which the
     general reader then reads or refuses. The general reader spends most of its time in
-    arrays of text (about 3 ms for a thousand cases, a third of that here), and an
-    analysis reads a file per instance."""
+    arrays of text (with the checks that follow, 8.6 ms for 1024 cases against 3.4 here,
+    on a busy 2-core machine), and an analysis reads a file per instance."""
     start = data.find(b"\n") + 1
     if not start or data[start:].translate(None, _PLAIN_BYTES) or not data.endswith(b"\n"):
         return None
