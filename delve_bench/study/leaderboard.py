@@ -1,8 +1,10 @@
 """``delve study leaderboard``: every method of several studies on the tasks they share.
 
-The studies' committed results are unpacked into one temporary result store (a method in
-more than one study is taken from the first that has it) and read by the code of
-``delve study report``: the DELVE diagrams and tables per prototask with each task's
+The studies' committed results are read in place, as ``delve study report`` reads one
+study's: a temporary folder links each method's packed files of each prototask from the
+first study that has them, and is the analyses' reference study
+(:mod:`delve_bench.run.sources`; no unpacking). The code of ``delve study report`` then
+writes the DELVE diagrams and tables per prototask with each task's
 paired tests, the summary, average ranks with the critical-difference diagram and the
 wins and losses after Holm's correction (:mod:`delve_bench.analysis.rankings`), and the
 geometric averages of standardised S by family, input dimension, noise level and
@@ -19,10 +21,10 @@ from pathlib import Path
 from ..analysis.collect import collect, method_order
 from ..errors import DelveError
 from ..report import write_report
+from ..run.packed import packed_paths
 from ..tasks.names import TaskRef
-from ..workspace import WorkspaceDirs
+from ..workspace import Reference, WorkspaceDirs
 from . import displays as dp
-from .pack import unpack
 from .report import FORMATS, StudyReport, check_tree, write_tree
 from .spec import Study
 
@@ -42,6 +44,27 @@ def leaderboard_methods(studies: list[Study]) -> list[str]:
     return method_order(dict.fromkeys(m for st in studies for m in st.method_names))
 
 
+def _link_results(study_dir: Path, union: Path, methods: list[str], refs: list[TaskRef]) -> int:
+    """Link into ``union`` the study's packed files (``losses/<method>/<stem>.parquet``,
+    ``meta/<method>/<stem>.jsonl.xz``) of each of ``methods`` on each prototask of
+    ``refs`` that no earlier study linked. Returns how many of them the study has."""
+    found = 0
+    for m in methods:
+        for ds, pt in sorted({(r.dataset, r.prototask) for r in refs}):
+            theirs = packed_paths(study_dir, m, ds, pt)
+            if not theirs[1].is_file():
+                continue
+            found += 1
+            ours = packed_paths(union, m, ds, pt)
+            if ours[1].exists():  # an earlier study's results of the method there
+                continue
+            for src, dst in zip(theirs, ours, strict=True):
+                if src.is_file():
+                    dst.parent.mkdir(parents=True, exist_ok=True)
+                    dst.symlink_to(src.resolve())
+    return found
+
+
 def _generate(ws: WorkspaceDirs, studies: list[Study], out: Path) -> StudyReport:
     if len(studies) < 2:
         raise DelveError("a leaderboard needs at least two studies")
@@ -51,14 +74,15 @@ def _generate(ws: WorkspaceDirs, studies: list[Study], out: Path) -> StudyReport
         raise DelveError(f"studies {names} share no task")
     res = StudyReport(out)
     with tempfile.TemporaryDirectory(prefix="delve-leaderboard-") as tmp:
-        store = Path(tmp) / "results"
+        union = Path(tmp) / "studies"
         for st in studies:
-            if not unpack(ws.root / st.results, store, st.method_names, refs, only_missing=True):
+            if not _link_results(ws.root / st.results, union, st.method_names, refs):
                 raise DelveError(
                     f"study {st.name} has no committed results on the shared tasks in "
                     f"{st.results}; run `delve study run {st.name}` first"
                 )
-        vws = WorkspaceDirs(ws.root, store)
+        ref = Reference(", ".join(st.name for st in studies), union)
+        vws = WorkspaceDirs(ws.root, Path(tmp) / "results", ref)
         methods = leaderboard_methods(studies)
         tasks = [r.full_name for r in refs]
         rep = write_report(vws, tasks, methods, ("S",), out, True, FORMATS)

@@ -61,3 +61,32 @@ def test_the_leaderboard_refuses_studies_without_shared_tasks_or_results(tmp_pat
     one_line_error(delve("study", "leaderboard", "a", "b"), "study a has no committed results")
     one_line_error(delve("study", "leaderboard", "a"), "at least two studies")
     assert not (tmp_path / "results" / "leaderboard").exists()
+
+
+def test_each_methods_prototask_is_read_from_the_first_study_that_has_it(tmp_path):
+    """The leaderboard reads the committed files in place through links: a method's files
+    on a prototask come from the first study that has them, the next study fills in the
+    prototasks the first lacks, and a study with none on the shared tasks counts 0."""
+    from delve_bench.run.packed import packed_paths
+    from delve_bench.study.leaderboard import _link_results
+    from delve_bench.tasks.names import TaskRef
+
+    def packed(study: str, method: str, dataset: str):
+        for p in packed_paths(tmp_path / study, method, dataset, "dist"):
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(f"{study}\n")
+
+    packed("a", "lin-1", "kin-8nm")
+    packed("b", "lin-1", "kin-8nm")
+    packed("b", "lin-1", "pumadyn-8nm")
+    packed("b", "knn-cv-1", "kin-8nm")
+    refs = [TaskRef("kin-8nm", "dist", 64), TaskRef("pumadyn-8nm", "dist", 64)]
+    union = tmp_path / "union"
+    assert _link_results(tmp_path / "a", union, ["lin-1"], refs) == 1
+    assert _link_results(tmp_path / "b", union, ["lin-1", "knn-cv-1"], refs) == 3
+    assert _link_results(tmp_path / "c", union, ["lin-1"], refs) == 0
+    want = {("lin-1", "kin-8nm"): "a", ("lin-1", "pumadyn-8nm"): "b", ("knn-cv-1", "kin-8nm"): "b"}
+    for (m, ds), study in want.items():
+        losses, meta = packed_paths(union, m, ds, "dist")
+        assert losses.read_text() == meta.read_text() == f"{study}\n"
+    assert not packed_paths(union, "knn-cv-1", "pumadyn-8nm", "dist")[1].exists()
