@@ -210,7 +210,9 @@ def part_run(task: str, instance: int, reps: int) -> None:
     dataset, size = task.rsplit("/std.", 1)
     d = load(dataset, int(size), instance)
     print(f"Part 0: gp-map-1 through `delve run` (cpu mode) vs scikit-learn, {task} #{instance}")
-    print("  one BLAS thread: OPENBLAS_NUM_THREADS=1 before numpy, threadpoolctl, and for delve run")
+    print(
+        "  one BLAS thread: OPENBLAS_NUM_THREADS=1 before numpy, threadpoolctl, and for delve run"
+    )
     cpu_map, loss_map = delve_run_cpu(task, instance)
     cpu_skl, _, _ = run_sklearn(d)
     mu = _sklearn_mean(d)
