@@ -1534,23 +1534,35 @@ def study_run(
     -------
     StudyRunSummary
         Jobs run, the failures and their CPU time.
+
+    Raises
+    ------
+    RunInterrupted
+        On Ctrl-C or SIGTERM, once the running method's finished instances are packed:
+        ``summary`` is the StudyRunSummary of what finished, ``packed`` the method and
+        the committed files written.
     """
+    from .run import RunInterrupted
     from .study.run import StudyRunSummary, run_study
     from .study.spec import load_study
 
     ws = workspace_dirs(root)
     st = load_study(ws, name)
-    outcomes = run_study(
-        ws,
-        st,
-        jobs,
-        dask,
-        retry_failed,
-        progress=progress,
-        on_group=on_group,
-        methods=methods,
-        tasks=tasks,
-    )
+    try:
+        outcomes = run_study(
+            ws,
+            st,
+            jobs,
+            dask,
+            retry_failed,
+            progress=progress,
+            on_group=on_group,
+            methods=methods,
+            tasks=tasks,
+        )
+    except RunInterrupted as e:  # stopped: what finished (and was packed) rides along
+        e.summary = StudyRunSummary.of(st.name, e.outcomes)
+        raise
     return StudyRunSummary.of(st.name, outcomes)
 
 

@@ -67,7 +67,10 @@ def main() -> None:
         code = cli.main(prog_name="delve", standalone_mode=False)
         if isinstance(code, int) and code:  # ctx.exit(n) returns n without standalone mode
             sys.exit(code)
-    except click.exceptions.Abort:
+    except click.exceptions.Abort:  # click turns a KeyboardInterrupt (and so SIGTERM) into this
+        if terminated():
+            click.echo(TERMINATED, err=True)
+            sys.exit(143)
         click.echo("aborted", err=True)
         sys.exit(130)
     except click.exceptions.NoArgsIsHelpError as e:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -67,23 +68,34 @@ def study_run(
     """Run or resume every missing job of study NAME, then pack its results."""
     from .. import api
     from ..errors import RunFailed
-    from ..report.commands import format_study_group, format_study_run
+    from ..report.commands import format_study_group, format_study_run, format_study_stopped
+    from ..run import RunInterrupted
 
     def on_group(plan, options, n):
         if not quiet:
             click.echo(format_study_group(plan, options, n), err=True, nl=False)
 
-    summary = api.study_run(
-        name,
-        methods=methods,
-        tasks=[t for x in tasks for t in x.split(",") if t.strip()],
-        jobs=jobs,
-        dask=dask_address,
-        retry_failed=retry_failed,
-        progress=not quiet and sys.stderr.isatty(),
-        on_group=on_group,
-        root=_ws(ctx),
-    )
+    try:
+        summary = api.study_run(
+            name,
+            methods=methods,
+            tasks=[t for x in tasks for t in x.split(",") if t.strip()],
+            jobs=jobs,
+            dask=dask_address,
+            retry_failed=retry_failed,
+            progress=not quiet and sys.stderr.isatty(),
+            on_group=on_group,
+            root=_ws(ctx),
+        )
+    except RunInterrupted as e:
+        from . import TERMINATED, terminated
+
+        click.echo(format_study_run(e.summary), err=True, nl=False)
+        click.echo(format_study_stopped(TERMINATED if terminated() else "interrupted", e), err=True)
+        if dask_address:  # skip Dask's exit hooks: they would wait on the killed cluster
+            sys.stderr.flush()
+            os._exit(143 if terminated() else 130)
+        sys.exit(143 if terminated() else 130)
     text = format_study_run(summary).splitlines(keepends=True)
     click.echo("".join(text if not quiet else text[1:]), err=True, nl=False)
     if not summary.ok:

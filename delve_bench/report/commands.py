@@ -316,6 +316,17 @@ def format_study_run(s: Any) -> str:
     return "\n".join(lines) + "\n"
 
 
+def format_study_stopped(how: str, e: Any) -> str:
+    """``delve study run`` stopped (``how``: "interrupted" or "terminated (SIGTERM)"): what is
+    kept, and where the running method's finished instances were packed."""
+    line = f"{how}: {e.summary.ran + len(e.summary.failed)} jobs finished and are kept"
+    if e.packed is not None:
+        method, files = e.packed
+        where = f"{len(files)} committed files written" if files else "nothing new to pack"
+        line += f"; {method}'s finished instances are packed ({where})"
+    return line + "; the running ones were stopped and left undone; rerun to resume"
+
+
 def _first_three(items: list[str], what: str, prefix: str = "") -> list[str]:
     """Indented lines for the first three of ``items``, and how many more ``what`` there are."""
     more = [f"    ... and {len(items) - 3} more {what}"] if len(items) > 3 else []

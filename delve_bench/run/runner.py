@@ -10,6 +10,7 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from ..data import verify_dataset
@@ -45,6 +46,9 @@ class RunInterrupted(KeyboardInterrupt):
         self.outcomes = outcomes
         #: the api.RunSummary of the finished jobs, set by :func:`delve_bench.api.execute_plan`
         self.summary: Any = None
+        #: set by :func:`delve_bench.study.run.run_study`: the method that was running and
+        #: the committed files its finished instances were packed into
+        self.packed: tuple[str, list[Path]] | None = None
 
 
 @dataclass

@@ -16,7 +16,7 @@ from ..run import plan_jobs, run_jobs
 from ..run.job import Fingerprints, Job, Outcome, RunOptions, fingerprints, instance_fields
 from ..run.packed import packed_metas
 from ..run.provenance import describe_difference
-from ..run.runner import outdated_fields
+from ..run.runner import RunInterrupted, outdated_fields
 from ..run.store import instance_state, read_meta, task_dir
 from ..tasks.instances import task_layout
 from ..tasks.names import TaskRef
@@ -387,23 +387,34 @@ def run_study(
     """Run (or resume) every missing job of the study (``methods``: only these of its
     methods, ``tasks``: only these of its tasks), method by method in the order of the
     study file, and pack the results after each method (all of its tasks: what is packed
-    already stays). Returns the runner's outcomes."""
+    already stays). Returns the runner's outcomes.
+
+    Raises :class:`~delve_bench.run.runner.RunInterrupted` when stopped (Ctrl-C, SIGTERM),
+    after packing the finished instances of the method that was running: its ``outcomes``
+    are every job finished in this run, its ``packed`` the method and the files written."""
     sws = study.workspace(ws)
     study_dir = ws.root / study.results
     groups = study_jobs(ws, study, retry_failed, methods, tasks)
     from .pack import pack  # pandas and pyarrow: only a run packs
+
+    def pack_method(plan: MethodPlan) -> list[Path]:
+        names = [plan.name, *plan.snapshot_names]
+        return pack(study_dir, names, study.method_refs(ws, plan), study.losses_for)
 
     outcomes: list[Outcome] = []
     for k, (plan, options, jobs) in enumerate(groups):
         if on_group is not None:
             on_group(plan, options, len(jobs))
         if jobs:
-            outcomes += run_jobs(sws, jobs, options, n_jobs, progress=progress, dask=dask)
+            try:
+                outcomes += run_jobs(sws, jobs, options, n_jobs, progress=progress, dask=dask)
+            except RunInterrupted as e:
+                # Ctrl-C, or SIGTERM at a batch system's (or a session's) time limit: the
+                # method's finished instances are packed as a complete run packs them, so
+                # what a machine that is wiped afterwards would lose can be committed now
+                e.outcomes = outcomes + e.outcomes
+                e.packed = (plan.name, pack_method(plan))
+                raise
         if k + 1 == len(groups) or groups[k + 1][0] is not plan:  # the method's last group
-            pack(
-                study_dir,
-                [plan.name, *plan.snapshot_names],
-                study.method_refs(ws, plan),
-                study.losses_for,
-            )
+            pack_method(plan)
     return outcomes

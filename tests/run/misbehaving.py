@@ -97,15 +97,19 @@ class Nap(Method):
     """Predicts the training mean after sleeping ``$DELVE_TEST_NAP`` seconds (default 0):
     the same method, quick or slow, as a test needs it. With ``$DELVE_TEST_NAP_MARKS``
     (a folder) each fit leaves a file there as it starts to sleep: a test interrupts the
-    run once its jobs are in fit(), not after a guess of how long they take to get there."""
+    run once its jobs are in fit(), not after a guess of how long they take to get there;
+    ``$DELVE_TEST_NAP_AFTER`` = k: the first k fits (by those files) do not sleep."""
 
     losses = ("S", "A")
 
     def fit(self, X, y, ctx):
         marks = os.environ.get("DELVE_TEST_NAP_MARKS")
+        before = 0
         if marks:
+            before = len(os.listdir(marks))
             os.close(tempfile.mkstemp(dir=marks, prefix=f"{os.getpid()}-")[0])
-        time.sleep(float(os.environ.get("DELVE_TEST_NAP", "0")))
+        if before >= int(os.environ.get("DELVE_TEST_NAP_AFTER", "0")):
+            time.sleep(float(os.environ.get("DELVE_TEST_NAP", "0")))
         self.m = float(np.mean(y))
 
     def predict(self, X):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -12,6 +13,7 @@ import threading
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from delve_bench.run.store import instance_state
@@ -285,3 +287,61 @@ def test_ctrl_c_while_the_workers_start_prints_no_traceback(tmp_path):
     assert p.returncode == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
     assert "interrupted" in err or "aborted" in err, err
+
+
+@pytest.mark.slow
+def test_sigterm_stops_a_study_run_and_packs_what_finished(tmp_path):
+    """A study run stopped by SIGTERM (a batch system's or a session's time limit) packs the
+    running method's finished instances into the committed files before it exits, so a
+    machine wiped afterwards loses only the jobs that were running; the rerun resumes."""
+    (tmp_path / "studies").mkdir()
+    (tmp_path / "studies" / "naps.yaml").write_text(
+        "defaults: {budget_mode: work}\nmethods: {nap-1: {}}\ntasks: [kin-8nm/std.64]\n"
+    )
+    (tmp_path / "naps").mkdir()
+    env = dict(
+        os.environ,
+        DELVE_ROOT=str(tmp_path),
+        DELVE_TEST_NAP="600",
+        DELVE_TEST_NAP_AFTER="3",  # three instances finish at once, the fourth naps
+        DELVE_TEST_NAP_MARKS=str(tmp_path / "naps"),
+        **_workspace(tmp_path),
+    )
+    p = subprocess.Popen(
+        [sys.executable, "-m", "delve_bench", "study", "run", "naps", "-q"],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    _wait_for_naps(tmp_path, 4)
+    os.killpg(p.pid, signal.SIGTERM)
+    try:
+        _, err = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    assert p.returncode == 143, err
+    assert "Traceback" not in err, err
+    assert (
+        "terminated (SIGTERM): 3 jobs finished and are kept; nap-1's finished instances are "
+        "packed (2 committed files written); the running ones were stopped" in err
+    ), err
+    packed = tmp_path / "results" / "naps" / "losses" / "nap-1" / "kin-8nm-dist.parquet"
+    assert sorted(pd.read_parquet(packed)["instance"].unique()) == [0, 1, 2]
+    # the working store is lost (a wiped machine): the packed three count as done
+    shutil.rmtree(tmp_path / "results" / "naps" / "runs")
+    env["DELVE_TEST_NAP"] = "0"
+    r = subprocess.run(
+        [sys.executable, "-m", "delve_bench", "study", "run", "naps"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "ran 5 jobs, 0 failed" in r.stderr, r.stderr
+    assert sorted(pd.read_parquet(packed)["instance"].unique()) == list(range(8))
