@@ -36,12 +36,17 @@ def _workspace(root: Path) -> dict:
     return {"PYTHONPATH": TESTS + os.pathsep + os.environ.get("PYTHONPATH", "")}
 
 
-def _popen(root: Path, *args: str, nap: float) -> subprocess.Popen:
+def _popen(
+    root: Path, *args: str, nap: float, command: tuple[str, ...] = ("run",), **env_vars: str
+) -> subprocess.Popen:
+    """``delve COMMAND ARGS`` (``delve run`` by default) in workspace ``root`` whose methods
+    nap ``nap`` seconds in fit(), in a process group of its own; ``env_vars`` added."""
     (root / "naps").mkdir(exist_ok=True)
     env = dict(os.environ, DELVE_ROOT=str(root), DELVE_TEST_NAP=str(nap), **_workspace(root))
     env["DELVE_TEST_NAP_MARKS"] = str(root / "naps")  # misbehaving.Nap: a file per fit
+    env.update(env_vars)
     return subprocess.Popen(
-        [sys.executable, "-m", "delve_bench", "run", *args],
+        [sys.executable, "-m", "delve_bench", *command, *args],
         env=env,
         cwd=root,
         stdout=subprocess.DEVNULL,
@@ -72,6 +77,17 @@ def _run_delay(pid: int) -> float | None:
         return int(Path(f"/proc/{pid}/task/{pid}/schedstat").read_text().split()[1]) / 1e9
     except (OSError, ValueError, IndexError):
         return None
+
+
+def _signal(p: subprocess.Popen, sig: int, bound: float) -> str:
+    """Send ``sig`` to the run's process group and wait for it to exit: its stderr (the
+    group is killed if it is still there after ``bound`` seconds)."""
+    os.killpg(p.pid, sig)
+    try:
+        return p.communicate(timeout=bound)[1]
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
 
 
 def _interrupt(p: subprocess.Popen, bound: float = 120) -> tuple[float, str]:
@@ -278,12 +294,7 @@ def test_ctrl_c_while_the_workers_start_prints_no_traceback(tmp_path):
     p = _popen(tmp_path, "nap-1", "kin-8nm/std.64", "--instances", "0-3", "--jobs", "2", nap=600)
     _forkserver_of(p.pid)
     time.sleep(0.05)
-    os.killpg(p.pid, signal.SIGINT)
-    try:
-        _, err = p.communicate(timeout=30)
-    finally:
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
+    err = _signal(p, signal.SIGINT, 30)
     assert p.returncode == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
     assert "interrupted" in err or "aborted" in err, err
@@ -298,31 +309,11 @@ def test_sigterm_stops_a_study_run_and_packs_what_finished(tmp_path):
     (tmp_path / "studies" / "naps.yaml").write_text(
         "defaults: {budget_mode: work}\nmethods: {nap-1: {}}\ntasks: [kin-8nm/std.64]\n"
     )
-    (tmp_path / "naps").mkdir()
-    env = dict(
-        os.environ,
-        DELVE_ROOT=str(tmp_path),
-        DELVE_TEST_NAP="600",
-        DELVE_TEST_NAP_AFTER="3",  # three instances finish at once, the fourth naps
-        DELVE_TEST_NAP_MARKS=str(tmp_path / "naps"),
-        **_workspace(tmp_path),
-    )
-    p = subprocess.Popen(
-        [sys.executable, "-m", "delve_bench", "study", "run", "naps", "-q"],
-        env=env,
-        cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    # three instances finish at once, the fourth naps
+    study = ("study", "run", "naps")
+    p = _popen(tmp_path, "-q", nap=600, command=study, DELVE_TEST_NAP_AFTER="3")
     _wait_for_naps(tmp_path, 4)
-    os.killpg(p.pid, signal.SIGTERM)
-    try:
-        _, err = p.communicate(timeout=120)
-    finally:
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
+    err = _signal(p, signal.SIGTERM, 120)
     assert p.returncode == 143, err
     assert "Traceback" not in err, err
     assert (
@@ -333,15 +324,6 @@ def test_sigterm_stops_a_study_run_and_packs_what_finished(tmp_path):
     assert sorted(pd.read_parquet(packed)["instance"].unique()) == [0, 1, 2]
     # the working store is lost (a wiped machine): the packed three count as done
     shutil.rmtree(tmp_path / "results" / "naps" / "runs")
-    env["DELVE_TEST_NAP"] = "0"
-    r = subprocess.run(
-        [sys.executable, "-m", "delve_bench", "study", "run", "naps"],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert r.returncode == 0, r.stderr
-    assert "ran 5 jobs, 0 failed" in r.stderr, r.stderr
+    _, err = _popen(tmp_path, nap=0, command=study).communicate(timeout=300)
+    assert "ran 5 jobs, 0 failed" in err, err
     assert sorted(pd.read_parquet(packed)["instance"].unique()) == list(range(8))
