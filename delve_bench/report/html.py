@@ -128,6 +128,23 @@ def _links(paths: list[str]) -> str:
     return f'<p class="files">{items}</p>'
 
 
+#: the most rows a table shows on the page; a longer one (the corrected test of every pair
+#: on every task: thousands of rows with a dozen methods) is linked, which keeps the page
+#: quick to open and the committed reports small
+INLINE_ROWS = 400
+
+
+def _table_block(table: Table, paths: list[str]) -> str:
+    """``table`` with links to its files, or only a line and the links if it is long."""
+    if len(table.rows) <= INLINE_ROWS:
+        return to_html(table) + _links(paths)
+    e = html.escape
+    return (
+        f"<p><b>{e(table.title)}</b>: {len(table.rows):,} rows, too many for this page; "
+        "open the file:</p>\n" + _links(paths)
+    )
+
+
 def render_index(
     summaries: list[LossSummary],
     sections: list[Section],
@@ -167,7 +184,7 @@ def render_index(
             f"{e(LOSS_NAMES[s.overview.loss].lower())} ({s.overview.loss})</h2>"
         )
         for table, paths in s.tables:
-            out.append(to_html(table) + _links(paths))
+            out.append(_table_block(table, paths))
         if s.rankings:
             out.append(
                 f'<h3 id="rankings-{s.overview.loss}">Rankings across tasks: critical '
@@ -183,7 +200,7 @@ def render_index(
                 )
                 out.append(_links(s.plots))
             for table, paths in s.rankings:
-                out.append(to_html(table) + _links(paths))
+                out.append(_table_block(table, paths))
     for sec in sections:
         r = sec.report
         out.append(

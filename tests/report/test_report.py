@@ -96,6 +96,59 @@ def test_method_order_is_the_thesis_order_then_alphabetical():
     assert method_order(ms) == ["lin-1", "knn-cv-1", "gp-mc-1", "mlp-mc-1", "ridge-1", "zz-1"]
 
 
+def test_pngs_have_a_palette_and_look_the_same_as_the_full_colour_render(tmp_path):
+    import io
+
+    import numpy as np
+    from matplotlib.figure import Figure
+    from PIL import Image
+
+    from delve_bench.report.figures import PNG_DPI, RC, save_figure
+
+    def draw():
+        fig = Figure(figsize=(3, 2))
+        ax = fig.add_subplot()
+        for k, c in enumerate(("C0", "C1", "C3")):
+            ax.errorbar([k], [k + 1.0], yerr=0.3, color=c, lw=2)
+        ax.set_title("kin-8nm 1,2,3")
+        return fig
+
+    (png,) = save_figure(draw, tmp_path / "a" / "fig", ("png",))
+    (again,) = save_figure(draw, tmp_path / "b" / "fig", ("png",))
+    assert png.read_bytes() == again.read_bytes()  # still deterministic
+    with Image.open(png) as im:
+        assert im.mode == "P" and len(im.getcolors(256) or ()) <= 256
+        got = np.asarray(im.convert("RGB"), dtype=int)
+    import matplotlib
+
+    with matplotlib.rc_context(RC):
+        buf = io.BytesIO()
+        draw().savefig(buf, format="png", dpi=PNG_DPI)
+    with Image.open(buf) as full:
+        want = np.asarray(full.convert("RGB"), dtype=int)
+    assert got.shape == want.shape
+    # flat colours are exact; only a few antialiased edge pixels move, and not far
+    diff = np.abs(got - want).max(axis=2)
+    assert (diff == 0).mean() > 0.97 and diff.max() < 40
+
+
+def test_a_long_table_is_linked_from_the_page_not_inlined():
+    from delve_bench.report.html import INLINE_ROWS, _table_block
+    from delve_bench.report.tables import Table
+
+    def table(n):
+        return Table("tests", ("pair", "p"), "lr", tuple((f"m{i}", "0.5") for i in range(n)))
+
+    files = ["tables/tests-S.md", "tables/tests-S.csv"]
+    short, long = (
+        _table_block(table(INLINE_ROWS), files),
+        _table_block(table(INLINE_ROWS + 1), files),
+    )
+    assert short.count("<tr>") == INLINE_ROWS + 1 and 'href="tables/tests-S.csv"' in short
+    assert "<table>" not in long and f"{INLINE_ROWS + 1:,} rows" in long
+    assert 'href="tables/tests-S.md"' in long and 'href="tables/tests-S.csv"' in long
+
+
 def test_y_axis_log_over_decades_and_arrows_for_outliers():
     from delve_bench.report.diagram import y_axis  # matplotlib: not at every collection
 
