@@ -23,6 +23,18 @@ from scipy.linalg import cho_solve, cholesky
 
 from ..base import LOG2PI
 
+#: the noise precision is clamped at ``BETA_MAX_FACTOR / var(t)`` (SparseBayes 2.0's
+#: BetaMaxFactor): on noise-free targets the evidence keeps rising as the residual
+#: vanishes, MacKay's update ``(N - gamma) / ||t - Phi mu||^2`` grows without bound and
+#: ``beta**2`` overflows a float. The clamp is a residual variance of a millionth of the
+#: targets', far below any noise the DELVE data carry, so on noisy data it never binds.
+BETA_MAX_FACTOR = 1e6
+
+
+def beta_max(t: np.ndarray) -> float:
+    """The largest noise precision allowed for targets ``t`` (N,)."""
+    return BETA_MAX_FACTOR / float(np.var(t))
+
 
 class EvidenceState:
     """Posterior, S/Q/R factors and marginal likelihood of a sparse Bayesian linear model."""

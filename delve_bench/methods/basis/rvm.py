@@ -22,14 +22,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .evidence import EvidenceState, sparsity_quality
+from .evidence import EvidenceState, beta_max, sparsity_quality
 
 ZERO_FACTOR = 1e-12
 MIN_DELTA_LOG_ALPHA = 1e-3
 MIN_DELTA_LOG_BETA = 1e-6
 BETA_UPDATE_START = 10
 BETA_UPDATE_FREQUENCY = 5
-BETA_MAX_FACTOR = 1e6
 ALIGNMENT_MAX = 1 - 1e-3
 #: a candidate whose sparsity factor ``S_m`` is at most this fraction of ``beta ||phi_m||^2``
 #: lies in the span of the model to working precision and is not added (see :func:`in_span`)
@@ -138,7 +137,7 @@ def fast_rvm(
     """Maximise the marginal likelihood over all ``alpha_i`` and ``beta`` (T&F 2003)."""
     var_t = float(np.var(t))
     beta = beta0 if beta0 is not None else 1.0 / (0.1 * var_t)
-    beta_max = BETA_MAX_FACTOR / var_t
+    b_max = beta_max(t)
     st = EvidenceState(B, t, beta)
     i0 = initial_basis(B, t)
     norm2 = st.diagK[i0]
@@ -183,7 +182,7 @@ def fast_rvm(
         if terminate or it <= BETA_UPDATE_START or it % BETA_UPDATE_FREQUENCY == 0:
             old = st.beta
             g = st.gamma()
-            st.beta = float(min((st.N - g) / max(st.sse(), 1e-300), beta_max))
+            st.beta = float(min((st.N - g) / max(st.sse(), 1e-300), b_max))
             st.recompute()
             res.history.append(st.log_marginal())
             if terminate and abs(np.log(st.beta) - np.log(old)) < MIN_DELTA_LOG_BETA:
@@ -248,7 +247,7 @@ def plain_rvm(
     it is clamped at ``1e6 / var(t)`` as in the fast algorithm (SparseBayes 2.0's
     BetaMaxFactor; a reading, v1 has no clamp)."""
     N, P = B.shape
-    beta_max = BETA_MAX_FACTOR / float(np.var(t))
+    b_max = beta_max(t)
     st = EvidenceState(B, t, beta0 if beta0 is not None else 1.0 / (0.1 * np.std(t)) ** 2)
     st.idx = list(range(P))
     st.alpha = np.full(P, (1.0 / N) ** 2)
@@ -258,7 +257,7 @@ def plain_rvm(
     while it < max_iterations and not (stop is not None and stop(it)):
         g = np.clip(1.0 - st.alpha * np.diag(st.Sigma), 1e-12, 1.0)  # round-off guard
         new = g / np.maximum(st.mu**2, 1e-300)
-        beta = min((N - g.sum()) / max(st.sse(), 1e-300), beta_max)
+        beta = min((N - g.sum()) / max(st.sse(), 1e-300), b_max)
         keep = new < alpha_max
         if not keep.any():
             keep[np.argmin(new)] = True

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..base import LOG2PI
-from .evidence import EvidenceState
+from .evidence import EvidenceState, beta_max
 from .rvm import initial_basis
 
 ALPHA0 = 1e-3
@@ -79,6 +79,7 @@ class EvidenceSearch:
         self.eps = eps
         self.budget_stop = stop or (lambda done: False)
         beta0 = 1.0 / (0.1 * float(np.var(t)))
+        self.beta_max = beta_max(t)
         self.st = EvidenceState(B, t, beta0, track_R=True)
         self.removes = 0
         i0 = initial_basis(B, t)  # first BF by the projection rule (Barrio et al. §5.2.5)
@@ -112,12 +113,14 @@ class EvidenceSearch:
         )
 
     def reestimate(self, force_log_ev: bool = False) -> bool:
-        """MacKay's updates (eqs. 10, 11) until converged (eq. 47); True if changed."""
+        """MacKay's updates (eqs. 10, 11) until converged (eq. 47); True if changed.
+        beta is clamped (:data:`~.evidence.BETA_MAX_FACTOR`): on noise-free targets it
+        would grow until it overflows."""
         st, changed = self.st, False
         for _ in range(200):
             g = self._gamma()
             a_new = g / max(float(st.mu @ st.mu), 1e-300)
-            b_new = (self.N - g) / max(st.sse(), 1e-300)
+            b_new = min((self.N - g) / max(st.sse(), 1e-300), self.beta_max)
             da = abs(np.log(a_new) - np.log(self.alpha)) / np.sqrt(2.0 / g)
             db = abs(np.log(b_new) - np.log(st.beta)) / np.sqrt(2.0 / (self.N - g))
             if da < self.eps and db < self.eps:

@@ -239,6 +239,26 @@ def test_ssge_stopping_rule_and_strategies():
     assert p21.removes > 0 and p21.adds == p21.removes * 2 + 1  # plus-2-take-away-1 cycles
 
 
+def test_ssge_noise_precision_is_clamped_on_targets_in_the_span_of_the_dictionary():
+    """A noise-free target made of two dictionary columns: once both are in the model the
+    residual is rounding error, MacKay's beta update grows without bound and version 2
+    failed with ``OverflowError`` in ``beta**2`` (hwang-g3/clean/std.2048 #0). beta stops
+    at ``1e6 / var(t)``, as in the RVM, and the search finishes with the exact fit."""
+    from delve_bench.methods.basis.evidence import BETA_MAX_FACTOR
+
+    x = np.linspace(-1, 1, 200)[:, None]
+    B = rbf_design(x, x, 0.3)
+    t = B[:, 40] - 0.5 * B[:, 150]
+    for strategy in (lambda s: pta(s, 1, 0), lambda s: pta(s, 2, 1), sffs, lambda s: oscil(s, 5)):
+        s = EvidenceSearch(B, t)
+        res = strategy(s)
+        assert s.st.beta <= BETA_MAX_FACTOR / np.var(t)
+        assert res.state.beta == pytest.approx(BETA_MAX_FACTOR / np.var(t))
+        assert np.isfinite(res.log_ev) and {40, 150} <= set(res.state.idx)
+        fit = B[:, res.state.idx] @ res.state.mu
+        assert np.mean((fit - t) ** 2) < 1e-5 * np.var(t)
+
+
 def test_fast_rvm_matches_plain_rvm():
     x = np.linspace(-10, 10, 120)[:, None]
     rng = np.random.default_rng(6)
