@@ -30,6 +30,7 @@ from ..run.sources import packed, study_dir_of
 from ..run.store import read_meta, result_dir
 from ..stats.summary import DESIGN_TESTS
 from ..tasks.instances import task_layout
+from ..tasks.names import TaskRef
 from ..tasks.spec import prototask_spec
 from ..workspace import WorkspaceDirs
 from . import published as pub
@@ -52,6 +53,17 @@ class StudyView:
     ws: WorkspaceDirs
     reports: list[PrototaskReport]  # loss S, main methods and snapshots
     methods: list[str]  # main methods in display order
+    #: every task of the study, with results or not (the reports hold only tasks with
+    #: results): what a display that counts tasks counts against, so a study still running
+    #: shows "2/5 tasks" instead of a complete-looking mean over the finished ones. Empty:
+    #: the tasks of the reports.
+    study_tasks: tuple[TaskRef, ...] = ()
+
+    def task_count(self, keep) -> int:
+        """How many of the study's tasks satisfy ``keep(ref)`` (those of the reports when
+        the view has no task list)."""
+        refs = self.study_tasks or tuple(t.ref for t in self.tasks())
+        return sum(1 for r in refs if keep(r))
 
     def tasks(self, kin_puma_only: bool = False) -> list[TaskReport]:
         return [
@@ -601,6 +613,7 @@ def write_hwang_basis(view: StudyView, out: Path) -> list[str]:
     tasks = [t for t in view.tasks() if t.ref.size == pub.HWANG_SIZE]
     if not tasks:
         return []
+    n_tasks = view.task_count(lambda r: r.size == pub.HWANG_SIZE)
     ms = [m for m in pub.HWANG_ORDER if m in view.methods]
     head = ["method", "quantity", "mean", "tasks", "instances", "published"]
     rows, disp = [], []
@@ -618,8 +631,8 @@ def write_hwang_basis(view: StudyView, out: Path) -> list[str]:
             mean = float(np.mean(per_task)) if per_task else None
             rows.append([m, what, mean, len(per_task), n_inst, theirs])
             ours = "–" if mean is None else f"{mean:.4g}"
-            if len(per_task) < len(tasks):
-                ours += f" ({len(per_task)}/{len(tasks)} tasks)"
+            if len(per_task) < n_tasks:
+                ours += f" ({len(per_task)}/{n_tasks} tasks)"
             line.append(ours + ("" if theirs is None else f" / {theirs:g}"))
         disp.append(tuple(line))
     table = tb.Table(

@@ -28,6 +28,7 @@ from matplotlib.figure import Figure
 from ..analysis.collect import TaskReport
 from ..report import tables as tb
 from ..report.diagram import colours
+from ..tasks.names import TaskRef
 from .displays import StudyView, _f, _write_figure, _write_table, reused_cpu_seconds
 from .published import BARRIO_LABEL
 
@@ -96,17 +97,25 @@ def exponent(sizes: np.ndarray, values: np.ndarray) -> float | None:
     return float(np.polyfit(x, y, 1)[0])
 
 
-def matches(t: TaskReport, pattern: str) -> bool:
+def matches(ref: TaskRef, pattern: str) -> bool:
     """Whether a task belongs to the group ``pattern`` (dataset or dataset/prototask)."""
-    d, p = t.ref.dataset, t.ref.prototask
+    d, p = ref.dataset, ref.prototask
     return fnmatch.fnmatchcase(d, pattern) or fnmatch.fnmatchcase(f"{d}/{p}", pattern)
 
 
-def points(view: StudyView, tasks: list[TaskReport], method: str) -> list[Point]:
-    """The method's points over ``tasks``, one per training-set size."""
+def points(
+    view: StudyView, tasks: list[TaskReport], method: str, pattern: str | None = None
+) -> list[Point]:
+    """The method's points over ``tasks`` (the group's tasks with results), one per
+    training-set size; a point is complete when every task of the group at that size
+    (the study's, :meth:`~.displays.StudyView.task_count`, matching ``pattern``; None:
+    every task of the study) has a finished instance."""
     out = []
     for n in sorted({t.ref.size for t in tasks}):
         ts = [t for t in tasks if t.ref.size == n]
+        group = view.task_count(
+            lambda r, n=n: r.size == n and (pattern is None or matches(r, pattern))
+        )
         keys = [k for k, _ in QUANTITIES] + [WIDTH]
         per_task: dict[str, list[float]] = {k: [] for k in keys}
         done = inst = failed = 0
@@ -125,7 +134,7 @@ def points(view: StudyView, tasks: list[TaskReport], method: str) -> list[Point]
         values = {
             k: (float(np.mean(v)) if v and len(v) == done else None) for k, v in per_task.items()
         }
-        out.append(Point(method, n, done, len(ts), inst, failed, values))
+        out.append(Point(method, n, done, max(group, len(ts)), inst, failed, values))
     return out
 
 
@@ -137,13 +146,15 @@ def write_scaling(view: StudyView, out: Path, groups: tuple[str, ...] = ()) -> l
     """Figure and table: per panel (group of prototasks), mean training CPU time and mean
     #BF against training-set size for every method, log-log, with the fitted exponents."""
     tasks = view.tasks()
-    panels = [(g, [t for t in tasks if matches(t, g)]) for g in groups] or [("all tasks", tasks)]
+    panels = [(g, [t for t in tasks if matches(t.ref, g)]) for g in groups] or [
+        ("all tasks", tasks)
+    ]
     panels = [(g, ts) for g, ts in panels if ts]
     if not panels:
         return []
     names = view.methods
     col = colours(tuple(names))
-    pts = {(g, m): points(view, ts, m) for g, ts in panels for m in names}
+    pts = {(g, m): points(view, ts, m, g if groups else None) for g, ts in panels for m in names}
     slopes: dict[tuple[str, str, str], float | None] = {}
     for (g, m), ps in pts.items():
         for k, _ in QUANTITIES:

@@ -140,6 +140,15 @@ def test_scaling_display_averages_tasks_fits_exponents_and_counts_failures(tmp_p
     assert "| hwang-* | lin-1 | 4096 | 1/2 | 2 | 2 | (16) |" in md
     assert "nothing-*" not in md  # a pattern that matches no task makes no panel
 
+    # the study's own task list: a task of the group with no result yet (hwang-g3 at 1024)
+    # makes that size incomplete, bracketed and out of the fit
+    g3 = resolve_tasks(ws, ["hwang-g3/clean/std.1024"])
+    write_scaling(replace(view, study_tasks=(*refs, *g3)), tmp_path / "partial", ("hwang-*",))
+    md = (tmp_path / "partial/tables/scaling.md").read_text()
+    assert "| hwang-* | lin-1 | 1024 | 2/3 | 16 |  | (2) |" in md
+    rows = (tmp_path / "partial/tables/scaling.csv").read_text().splitlines()
+    assert rows[-1].split(",")[7] == ""  # exponent: 2048 alone is complete, no slope
+
 
 def test_the_hwang_part_2_tasks_have_test_sets_as_large_as_their_training_sets():
     """Barrio et al. §6.2.3: training and test sets of 1024-8192 cases; 8192 leaves one
@@ -207,6 +216,12 @@ def test_tables_3_and_5_set_ours_beside_the_published(tmp_path):
     md = (tmp_path / "out/tables/barrio-table5.md").read_text()
     assert "| #BF | 35 / 34.5 | – (0/2 tasks) / 19.2 |" in md
     assert "| #BFa/r | 125 / 127.4 | – (0/2 tasks) / 1234.1 |" in md
+    # a study still running: its third task at 8192 has no result yet, and the means say
+    # so instead of looking complete
+    third = resolve_tasks(ws, ["hwang-g3/noisy/std.8192"])
+    write_hwang_basis(replace(view, study_tasks=(*refs, *third)), tmp_path / "partial")
+    md = (tmp_path / "partial/tables/barrio-table5.md").read_text()
+    assert "| #BF | 35 (2/3 tasks) / 34.5 | – (0/3 tasks) / 19.2 |" in md
 
     wins = {("ssge-sffs-1", "rvm-1"): 0, ("rvm-1", "ssge-sffs-1"): 2}
     coverage = {"ssge-sffs-1": 2, "rvm-1": 2, "ssge-pta21-1": 0}
