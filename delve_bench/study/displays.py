@@ -453,13 +453,28 @@ def write_bagging(view: StudyView, out: Path) -> list[str]:
 
 
 def _wins_table(
-    view: StudyView, out: Path, overview, order, published, stem: str, title: str, note: str
+    view: StudyView,
+    out: Path,
+    overview,
+    order,
+    published,
+    published_tasks: int,
+    keep,
+    stem: str,
+    title: str,
+    note: str,
 ) -> list[str]:
     """Significant wins per pair (row R, column C: tasks on which C beat R) of the methods
     of ``order`` the study has results of on these tasks (a method a study does not run at
     this size is left out, not shown as never winning), ours / published, with each
-    method's wins and losses among them."""
+    method's wins and losses among them.
+
+    The title counts the study's tasks that satisfy ``keep(ref)``, with results or not; a
+    method with results on fewer of them (a study still running) gets a ``tasks`` row,
+    ``5/10``, so its wins and losses do not read as complete. The CSV always has that
+    row, with the published table's task count beside each method's."""
     ms = [m for m in order if m in view.methods and overview.coverage.get(m, 0) > 0]
+    n_tasks = view.task_count(keep) if view.study_tasks else len(overview.tasks)
     lab = pub.BARRIO_LABEL
     head = ["row", *ms, *(f"{m}_published" for m in ms)]
     rows, disp = [], []
@@ -480,8 +495,12 @@ def _wins_table(
     pl = {r: sum(x or 0 for i, x in enumerate(published[r]) if order[i] in ms) for r in ms}
     disp.append(("wins", *(f"{wins[c]} / {pw[c]}" for c in ms)))
     disp.append(("losses", *(f"{losses[c]} / {pl[c]}" for c in ms)))
+    coverage = [overview.coverage[m] for m in ms]
+    rows.append(["tasks", *coverage, *(published_tasks for _ in ms)])
+    if any(c < n_tasks for c in coverage):
+        disp.append(("tasks", *(f"{c}/{n_tasks}" for c in coverage)))
     table = tb.Table(
-        title=title.format(tasks=len(overview.tasks)),
+        title=title.format(tasks=n_tasks),
         columns=("row \\ column", *(lab[m] for m in ms)),
         align="l" + "r" * len(ms),
         rows=tuple(disp),
@@ -499,11 +518,13 @@ def write_wins(view: StudyView, out: Path, overview) -> list[str]:
         overview,
         pub.BARRIO_ORDER,
         pub.BARRIO_TABLE2,
+        pub.BARRIO_TABLE2_TASKS,
+        lambda ref: True,
         "tables/barrio-table2",
         "Significant wins over {tasks} tasks: ours / Barrio et al. Table 2",
         "Cell (row R, column C): tasks on which C had a significantly lower expected "
         "squared error than R (DELVE's paired t-test, p < 0.05): ours / published "
-        "(60 tasks).",
+        f"({pub.BARRIO_TABLE2_TASKS} tasks).",
     )
 
 
@@ -525,12 +546,14 @@ def write_hwang_wins(view: StudyView, out: Path, reports: list[PrototaskReport])
         ov,
         pub.HWANG_ORDER,
         pub.BARRIO_TABLE3,
+        pub.BARRIO_TABLE3_TASKS,
+        lambda ref: ref.size == pub.HWANG_SIZE,
         "tables/barrio-table3",
         f"Significant wins over {{tasks}} tasks with n = {pub.HWANG_SIZE}: ours / Barrio et "
         "al. Table 3",
         "Cell (row R, column C): tasks on which C had a significantly lower expected squared "
         f"error than R (p < 0.05; {'; '.join(DESIGN_TESTS[d] for d in tests)}): ours / "
-        "published (10 tasks). A task with a single training set (16384 cases: one "
+        f"published ({pub.BARRIO_TABLE3_TASKS} tasks). A task with a single training set (16384 cases: one "
         "training and one test set of 8192) is tested by the paired t-test over its test "
         "cases, i.e. on the test-set averages as Barrio et al. did; it speaks of test-case "
         "variation only.",

@@ -72,6 +72,8 @@ BARRIO_LABEL = {
     "ols-cv-1": "OLS",
 }
 BARRIO_ORDER = tuple(BARRIO_LABEL)
+#: the tasks Table 2 counts over: 12 prototasks x 5 sizes
+BARRIO_TABLE2_TASKS = 60
 #: row method R, column method C: tasks on which C was significantly better than R
 BARRIO_TABLE2 = {
     "ssge-pta10-1": (None, 0, 0, 10, 3, 10, 6, 0),
@@ -122,6 +124,8 @@ HWANG_ORDER = (
 )
 #: the training- (and test-) set size of Tables 3 and 5
 HWANG_SIZE = 8192
+#: the tasks Table 3 counts over: the five Hwang functions, clean and noisy
+BARRIO_TABLE3_TASKS = 10
 #: row method R, column method C (HWANG_ORDER): Hwang tasks with 8192 training cases on
 #: which C was significantly better than R
 BARRIO_TABLE3 = {

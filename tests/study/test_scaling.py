@@ -228,8 +228,20 @@ def test_tables_3_and_5_set_ours_beside_the_published(tmp_path):
     ov = SimpleNamespace(wins=wins, tasks=(1, 2), coverage=coverage)
     order, table = pub.HWANG_ORDER, pub.BARRIO_TABLE3
     view = replace(view, methods=["ssge-pta21-1", "ssge-sffs-1", "rvm-1"])
-    _wins_table(view, tmp_path / "out", ov, order, table, "t3", "{tasks} tasks", "note")
+    at_8192 = lambda ref: ref.size == 8192  # noqa: E731
+    args = (ov, order, table, 10, at_8192, "t3", "{tasks} tasks", "note")
+    _wins_table(view, tmp_path / "out", *args)
     md = (tmp_path / "out/t3.md").read_text()
     assert "| SFFS | – | 0 / 0 |" in md and "| RVM | 2 / 3 | – |" in md
     assert "| wins | 2 / 3 | 0 / 0 |" in md and "## 2 tasks" in md
     assert "PTA(2,1)" not in md  # not run at this size: left out, not shown as never winning
+    assert "| tasks |" not in md  # complete: no coverage row on the page ...
+    csv = (tmp_path / "out/t3.csv").read_text()
+    assert "tasks,2,2,10,10" in csv  # ... but the CSV carries it, beside the published 10
+    # a study still running: counted against its design (three tasks at 8192; a task at
+    # another size does not count), and the method with fewer results says so
+    other = resolve_tasks(ws, ["hwang-g3/noisy/std.1024"])
+    ov.coverage["rvm-1"] = 1
+    _wins_table(replace(view, study_tasks=(*refs, *third, *other)), tmp_path / "p", *args)
+    md = (tmp_path / "p/t3.md").read_text()
+    assert "## 3 tasks" in md and "| tasks | 2/3 | 1/3 |" in md
