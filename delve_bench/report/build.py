@@ -20,6 +20,7 @@ paths), so a rerun gives byte-identical tables, SVGs and index.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -28,7 +29,7 @@ from ..analysis.overview import overview
 from ..analysis.rankings import rankings
 from ..errors import DelveError
 from ..run.output import write_file
-from ..tasks.names import resolve_tasks
+from ..tasks.names import TaskRef, resolve_tasks
 from ..workspace import WorkspaceDirs
 from . import tables as tb
 from .classification import error_records, error_table
@@ -44,6 +45,9 @@ from .rankings import (
     rankings_records,
     rankings_table,
 )
+
+#: (method, task) -> the instances a caller meant the method to run there (None: all)
+Planned = Callable[[str, TaskRef], "set[int] | None"]
 
 
 @dataclass
@@ -91,11 +95,16 @@ def _write_table(out: Path, stem: str, table: tb.Table, records) -> list[str]:
     return list(files)
 
 
-def _partial_warnings(r: PrototaskReport) -> list[str]:
+def _partial_warnings(r: PrototaskReport, planned: Planned | None = None) -> list[str]:
+    """A warning per cell that uses fewer instances than its task has, except a cell that
+    uses exactly the instances ``planned(method, ref)`` says the caller meant to run (a
+    study that runs instance 0 only at some sizes: its table notes say so; a warning per
+    such cell would bury the ones that matter)."""
     return [
         f"{t.ref.full_name}: {c.method} has {len(c.used)} of {c.task_instances} instances "
         f"({cell_note(c, r.loss)})"
         for t, c in r.partial_cells()
+        if planned is None or planned(c.method, t.ref) != set(c.used)
     ]
 
 
@@ -110,6 +119,7 @@ def write_report(
     correction: str = "holm",
     posthoc: str = "nemenyi",
     unit: str = "prototask",
+    planned: Planned | None = None,
 ) -> ReportFiles:
     """Write the report of ``methods`` (default: all with results) on the prototasks or
     tasks ``names`` (default: every task with results) for each loss; a loss is reported
@@ -117,7 +127,9 @@ def write_report(
     (classification tasks).
 
     ``correction`` (holm | bh), ``posthoc`` (nemenyi | holm) and ``unit`` (prototask |
-    task) set the rankings across tasks (:mod:`delve_bench.analysis.rankings`)."""
+    task) set the rankings across tasks (:mod:`delve_bench.analysis.rankings`).
+    ``planned(method, ref)``: the instances the caller meant ``method`` to run on ``ref``
+    (None: all); a cell that has exactly those is not warned about."""
     default = losses is None
     losses = ("S", "Z") if losses is None else losses
     methods = select_methods(ws, methods)
@@ -155,7 +167,7 @@ def write_report(
             sections.append(
                 Section(report=r, table=table, tables=written, plots=drawn, extra=extra)
             )
-            res.warnings += _partial_warnings(r)
+            res.warnings += _partial_warnings(r, planned)
         ov = overview(reports, methods, loss)
         parts = []
         for kind, table, records in (

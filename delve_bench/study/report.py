@@ -99,7 +99,16 @@ def _generate(ws: WorkspaceDirs, study: Study, out: Path) -> StudyReport:
         protos = sorted({f"{r.dataset}/{r.prototask}" for r in refs})
         tasks = [r.full_name for r in refs]
         if "diagrams" in study.displays:
-            rep = write_report(vws, tasks, main, study.losses_for("default"), out, True, FORMATS)
+            rep = write_report(
+                vws,
+                tasks,
+                main,
+                study.losses_for("default"),
+                out,
+                True,
+                FORMATS,
+                planned=lambda m, ref: study.plan(m).instances_at(ref),
+            )
             res.files += [rep.index, *rep.tables, *rep.plots]
             res.warnings += rep.warnings
             for p in protos:
@@ -107,7 +116,16 @@ def _generate(ws: WorkspaceDirs, study: Study, out: Path) -> StudyReport:
                 if extra != study.losses_for("default"):
                     sub = out / p.replace("/", "-")
                     mine = [r.full_name for r in refs if f"{r.dataset}/{r.prototask}" == p]
-                    r2 = write_report(vws, mine, main, extra, sub, True, FORMATS)
+                    r2 = write_report(
+                        vws,
+                        mine,
+                        main,
+                        extra,
+                        sub,
+                        True,
+                        FORMATS,
+                        planned=lambda m, ref: study.plan(m).instances_at(ref),
+                    )
                     rel = sub.relative_to(out)
                     res.files += [str(rel / f) for f in (r2.index, *r2.tables, *r2.plots)]
         reports = collect(vws, [r for r in refs], method_order(names), "S", res.warnings)

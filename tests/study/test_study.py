@@ -730,3 +730,20 @@ def test_committed_rows_hash_to_their_recorded_sha256_with_the_fast_writer(tmp_p
     p.losses[(128, 5)]["S"][0] *= 1.001  # as an edited file reads
     with pytest.raises(DelveError, match=r"kin-8nm-dist.parquet: kin-8nm/dist/std.128 #5: its"):
         p.rows((128, 5))
+
+
+def test_a_study_report_warns_of_missing_instances_only_beyond_its_design(tmp_path):
+    """A study that runs some instances at a size reports the rest as not run in its
+    tables, but warns only where a method lacks instances the study means it to run."""
+    from delve_bench import api
+
+    text = "methods: {{lin-1: {{instances: {{64: {inst}}}}}}}\ntasks: [kin-8nm/std.64]\n"
+    _study(tmp_path, text.format(inst="[0, 1]"))
+    api.study_run("s", root=tmp_path)
+    assert api.study_report("s", root=tmp_path).warnings == []
+    table = (tmp_path / "results/s/report/tables/kin-8nm-dist-S.md").read_text()
+    assert "not run: 2 3 4 5 6 7" in table  # the page still says what the design left out
+    _study(tmp_path, text.format(inst="[0, 1, 2]"))
+    assert api.study_report("s", root=tmp_path).warnings == [
+        "kin-8nm/dist/std.64: lin-1 has 2 of 8 instances (not run: 2 3 4 5 6 7)"
+    ]
