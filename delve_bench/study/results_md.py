@@ -14,9 +14,13 @@ from .displays import StudyView
 from .spec import Study
 
 
-def _summary(view: StudyView) -> list[str]:
+def _summary(view: StudyView) -> tuple[list[str], bool]:
+    """The table of S by task and method, and whether some cell has too few instances
+    for an estimate (shown as ``(1/8)``, instances run of the task's: a study that runs
+    one instance at a size, not a method that was not run)."""
     ms = view.methods
     lines = ["| task | " + " | ".join(map(md_cell, ms)) + " |", "|---|" + "---:|" * len(ms)]
+    too_few = False
     for r in view.reports:
         for t in r.tasks:
             if not any(m in t.cells for m in ms):
@@ -24,9 +28,15 @@ def _summary(view: StudyView) -> list[str]:
             cells = []
             for m in ms:
                 c = t.cells.get(m)
-                cells.append(f"{c.mean:.3g}" if c is not None and c.has_value else "–")
+                if c is not None and c.has_value:
+                    cells.append(f"{c.mean:.3g}")
+                elif c is not None and c.status == "too few":
+                    cells.append(f"({len(c.used)}/{c.task_instances})")
+                    too_few = True
+                else:
+                    cells.append("–")
             lines.append(f"| {md_cell(t.ref.full_name)} | " + " | ".join(cells) + " |")
-    return lines
+    return lines, too_few
 
 
 # per-prototask tables are linked from the diagrams' reports, not listed as displays
@@ -72,11 +82,19 @@ def write_results_md(
             f"{', '.join(map(str, p.skip_sizes)) or '–'} |"
         )
     lines += ["", "## Standardised squared error (S) by method and task", ""]
-    lines += _summary(view)
+    table, too_few = _summary(view)
+    lines += table
     lines += [
         "",
         "Expected loss divided by the variance of the task's test targets; ± SE, "
-        "ranks and paired tests in `tables/summary-S.md` and the per-prototask tables.",
+        "ranks and paired tests in `tables/summary-S.md` and the per-prototask tables."
+        + (
+            " (k/n): k of the task's n instances finished, too few for DELVE's estimate "
+            "over training sets (a study may run one instance at a size for its time and "
+            "model size only); –: no result."
+            if too_few
+            else ""
+        ),
         "",
     ]
     plots = sorted(f for f in files if "plots/" in f and f.endswith(".png"))
