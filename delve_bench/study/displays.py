@@ -23,6 +23,7 @@ from matplotlib.figure import Figure
 from ..analysis.collect import PrototaskReport, TaskReport, method_order, p_digit
 from ..analysis.overview import overview as make_overview
 from ..report import tables as tb
+from ..report.build import Planned
 from ..report.diagram import colours
 from ..report.figures import save_figure
 from ..run.output import write_file
@@ -58,6 +59,18 @@ class StudyView:
     #: shows "2/5 tasks" instead of a complete-looking mean over the finished ones. Empty:
     #: the tasks of the reports.
     study_tasks: tuple[TaskRef, ...] = ()
+    #: the instances the study means a method to run on a task (None: all of them; no
+    #: callable: every method runs every instance), so a task a study runs on one of its
+    #: instances counts as finished when that instance is
+    planned: Planned | None = None
+
+    def finished(self, t: TaskReport, m: str) -> bool:
+        """Whether ``m`` has every instance of ``t`` the study means it to run."""
+        c = t.cells.get(m)
+        if c is None or c.status == "ok":
+            return c is not None
+        want = self.planned(m, t.ref) if self.planned is not None else None
+        return want is not None and set(c.used) == want
 
     def task_count(self, keep) -> int:
         """How many of the study's tasks satisfy ``keep(ref)`` (those of the reports when

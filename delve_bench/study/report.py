@@ -30,6 +30,7 @@ from ..analysis.overview import overview
 from ..errors import DelveError
 from ..report import write_report
 from ..run.packed import packed_paths
+from ..tasks.names import TaskRef
 from ..workspace import Reference, WorkspaceDirs
 from . import displays as dp
 from .pack import pack
@@ -92,8 +93,12 @@ def _generate(ws: WorkspaceDirs, study: Study, out: Path) -> StudyReport:
                 f"study {study.name} has no committed results in {study.results}; "
                 f"run `delve study run {study.name}` first"
             )
+
         # every method is read from the committed files, checked against the hashes their
         # meta lines record, through an empty store of the workspace's specs
+        def planned(m: str, ref: TaskRef) -> set[int] | None:
+            return study.plan(m).instances_at(ref)
+
         vws = WorkspaceDirs(ws.root, Path(tmp) / "results", Reference(study.name, study_dir))
         main = method_order(study.method_names)
         protos = sorted({f"{r.dataset}/{r.prototask}" for r in refs})
@@ -107,7 +112,7 @@ def _generate(ws: WorkspaceDirs, study: Study, out: Path) -> StudyReport:
                 out,
                 True,
                 FORMATS,
-                planned=lambda m, ref: study.plan(m).instances_at(ref),
+                planned=planned,
             )
             res.files += [rep.index, *rep.tables, *rep.plots]
             res.warnings += rep.warnings
@@ -124,7 +129,7 @@ def _generate(ws: WorkspaceDirs, study: Study, out: Path) -> StudyReport:
                         sub,
                         True,
                         FORMATS,
-                        planned=lambda m, ref: study.plan(m).instances_at(ref),
+                        planned=planned,
                     )
                     rel = sub.relative_to(out)
                     res.files += [str(rel / f) for f in (r2.index, *r2.tables, *r2.plots)]
@@ -138,7 +143,9 @@ def _generate(ws: WorkspaceDirs, study: Study, out: Path) -> StudyReport:
         ]
         if bad:  # the committed files must read back whole; never report around them
             raise DelveError(f"committed results do not read back: {', '.join(bad[:5])}")
-        view = dp.StudyView(ws=vws, reports=reports, methods=main, study_tasks=tuple(refs))
+        view = dp.StudyView(
+            ws=vws, reports=reports, methods=main, study_tasks=tuple(refs), planned=planned
+        )
         ov = overview(_only(reports, main), main, "S")
         snaps = {p.name: p.snapshot_names for p in study.methods if p.snapshots}
         d = study.displays

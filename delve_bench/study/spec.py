@@ -75,7 +75,7 @@ METHOD_KEYS = (*DEFAULT_KEYS, "snapshots", "skip_sizes", "cpu_estimate", "hard_l
 #: classification task's Z, Q, L in this order)
 LOSSES = REGRESSION_LOSSES
 #: whose published claims RESULTS.md may set the results beside
-CLAIMS = ("thesis", "barrio")
+CLAIMS = ("thesis", "barrio", "barrio-hwang")
 STUDY_DIR = "studies"
 #: a study's ``instances`` setting: (training-set size, the instances run at that size),
 #: by size; a size it does not name runs every instance

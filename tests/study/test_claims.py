@@ -396,3 +396,85 @@ def test_figure_claims_compare_a_method_with_the_fields_median_loss():
     f = ct._inputs(v, ov)
     assert f is not None and f.verdict == cl.DISAGREES
     assert "higher with 32 inputs on 0 of 15 matched pairs" in f.shown
+
+
+HWANG_PUBLISHED = sorted(
+    pub.HWANG_ORDER,
+    key=lambda m: -cb.published_net(list(pub.HWANG_ORDER), pub.BARRIO_TABLE3, pub.HWANG_ORDER)[m],
+)
+
+
+def hwang_tasks(order: list[str]) -> list[TaskReport]:
+    """The 10 Hwang tasks at n = 8192, every better method of ``order`` significantly
+    beating every worse one, SFFS not run (the study stops it at 2048); and at n = 1024
+    one instance each (too few for a test), whose cells the claims must not count."""
+    from dataclasses import replace
+
+    out = []
+    for g in range(1, 6):
+        for pt in ("clean", "noisy"):
+            ms = [m for m in order if m != "ssge-sffs-1"]
+            means = {m: 0.1 * (1 + ms.index(m)) for m in ms}
+            sig = {(a, b) for i, a in enumerate(ms) for b in ms[i + 1 :]}
+            t = task(f"hwang-g{g}", 8192, {**means, "ssge-sffs-1": None}, sig)
+            out.append(replace(t, ref=TaskRef(f"hwang-g{g}", pt, 8192)))
+            few = {
+                m: MethodCell(method=m, status="too few", task_instances=8, used=(0,))
+                for m in pub.HWANG_ORDER
+            }
+            out.append(replace(t, ref=TaskRef(f"hwang-g{g}", pt, 1024), cells=few, pairs={}))
+    return out
+
+
+def test_published_net_wins_are_table_3s():
+    net = cb.published_net(list(pub.HWANG_ORDER), pub.BARRIO_TABLE3, pub.HWANG_ORDER)
+    assert HWANG_PUBLISHED == [
+        "ssge-oscil5-1",
+        "svm-1",
+        "ssge-sffs-1",
+        "ssge-pta10-1",
+        "ssge-pta21-1",
+        "rvm-1",
+    ]
+    assert (net["ssge-oscil5-1"], net["svm-1"], net["rvm-1"]) == (15, 7, -19)
+
+
+def test_hwang_claims_count_wins_at_8192_and_name_the_methods_without_results_there():
+    from delve_bench.study.claims import barrio_hwang as ch
+
+    ms = list(pub.HWANG_ORDER)
+    v, ov = view_of(hwang_tasks(HWANG_PUBLISHED), ms)
+    f = ch._hwang_rank(v, ov)
+    # among the five with results Table 3's net wins tie PTA(1,0) and PTA(2,1), hence 0.95
+    assert f is not None and f.verdict == cl.AGREES and "Kendall's tau-b 0.95" in f.shown
+    assert "published (Table 3, the same methods): Oscil(5) +13, SVM +7, PTA(1,0) -2" in f.shown
+    assert f.shown.startswith("by net significant wins: Oscil(5) +40, SVM +20, PTA(1,0) +0")
+    assert f.shown.endswith("(no results at n = 8192: SFFS)")
+    f = ch._oscil_svm(v, ov)
+    assert f is not None and f.verdict == cl.AGREES and "Oscil(5) +40, SVM +20" in f.shown
+    v, ov = view_of(hwang_tasks(list(reversed(HWANG_PUBLISHED))), ms)
+    assert ch._hwang_rank(v, ov).verdict == cl.DISAGREES  # type: ignore[union-attr]
+    assert ch._oscil_svm(v, ov).verdict == cl.DISAGREES  # type: ignore[union-attr]
+    # the SVM second to last: one of the two is in the top two
+    order = [m for m in HWANG_PUBLISHED if m != "svm-1"]
+    order.insert(4, "svm-1")
+    v, ov = view_of(hwang_tasks(order), ms)
+    assert ch._oscil_svm(v, ov).verdict == cl.PARTLY  # type: ignore[union-attr]
+
+
+def test_a_task_run_on_the_instances_its_study_plans_counts_as_finished():
+    """barrio-hwang runs instance 0 at 1024: with the study's plan those cells are
+    finished, so a claim is provisional only while results are truly to come."""
+    from dataclasses import replace
+
+    from delve_bench.study.claims import barrio_hwang as ch
+
+    ms = list(pub.HWANG_ORDER)
+    v, ov = view_of(hwang_tasks(HWANG_PUBLISHED), ms)
+    planned = {m: 20 for m in ms if m != "ssge-sffs-1"} | {"ssge-sffs-1": 10}
+    (e,) = cl.evaluate(ch.CLAIMS[1:], v, ov, planned)
+    # without the plan, a task run on one of its instances is never finished
+    assert e.verdict == "agrees (provisional: 50 of 110 task results)"
+    v = replace(v, planned=lambda m, ref: {0} if ref.size == 1024 else None)
+    (e,) = cl.evaluate(ch.CLAIMS[1:], v, ov, planned)
+    assert e.verdict == "agrees" and e.done == e.planned == 110

@@ -24,34 +24,36 @@ def _complete(view: StudyView, ov: Overview) -> tuple[list[str], list[str]]:
     return done, [m for m in ms if m not in done]
 
 
-def _net(ov: Overview, ms: list[str]) -> dict[str, int]:
+def net_wins(ov: Overview, ms: list[str]) -> dict[str, int]:
     """Net significant wins among ``ms`` only."""
     return {m: sum(ov.wins[(o, m)] - ov.wins[(m, o)] for o in ms if o != m) for m in ms}
 
 
-def published_net(ms: list[str]) -> dict[str, int]:
-    """Table 2's net wins among ``ms`` only (row R, column C: C better than R)."""
+def published_net(
+    ms: list[str], table: dict = pub.BARRIO_TABLE2, order: tuple = pub.BARRIO_ORDER
+) -> dict[str, int]:
+    """A published wins table's net wins among ``ms`` only (row R, column C: C better than
+    R; Table 2 unless ``table`` and its ``order`` say otherwise)."""
 
     def won(c: str, r: str) -> int:
-        return pub.BARRIO_TABLE2[r][pub.BARRIO_ORDER.index(c)] or 0
+        return table[r][order.index(c)] or 0
 
     return {m: sum(won(m, o) - won(o, m) for o in ms if o != m) for m in ms}
 
 
-def _barrio_rank(view: StudyView, ov: Overview) -> Finding | None:
-    ms, rest = _complete(view, ov)
-    if len(ms) < 3:
-        return None
+def rank_finding(ov: Overview, ms: list[str], rest: list[str], source: str, theirs) -> Finding:
+    """Our net significant wins among ``ms`` against the published ones (``theirs``, from
+    ``source``): Kendall's tau-b, and whether the published best has the most."""
     from scipy.stats import kendalltau  # lazy: scipy.stats is slow to import
 
-    net, theirs = _net(ov, ms), published_net(ms)
+    net = net_wins(ov, ms)
     tau = float(kendalltau([net[m] for m in ms], [theirs[m] for m in ms]).statistic)
     order = sorted(ms, key=lambda m: -net[m])
     top = max(theirs, key=lambda m: theirs[m])
     shown = (
         "by net significant wins: "
         + ", ".join(f"{LAB[m]} {net[m]:+d}" for m in order)
-        + "; published (Table 2, the same methods): "
+        + f"; published ({source}, the same methods): "
         + ", ".join(f"{LAB[m]} {theirs[m]:+d}" for m in sorted(ms, key=lambda m: -theirs[m]))
         + f"; Kendall's tau-b {tau:.2f}"
     )
@@ -69,12 +71,19 @@ def _barrio_rank(view: StudyView, ov: Overview) -> Finding | None:
     )
 
 
+def _barrio_rank(view: StudyView, ov: Overview) -> Finding | None:
+    ms, rest = _complete(view, ov)
+    if len(ms) < 3:
+        return None
+    return rank_finding(ov, ms, rest, "Table 2", published_net(ms))
+
+
 def _oscil_best(view: StudyView, ov: Overview) -> Finding | None:
     ms, _ = _complete(view, ov)
     ssge = [m for m in SSGE if m in ms]
     if "ssge-oscil5-1" not in ssge or len(ssge) < 2:
         return None
-    net = _net(ov, ms)
+    net = net_wins(ov, ms)
     order = sorted(ssge, key=lambda m: -net[m])
     place = [net[m] > net["ssge-oscil5-1"] for m in ssge].count(True) + 1
     return Finding(
@@ -185,7 +194,7 @@ def _sparse_worse(view: StudyView, ov: Overview) -> Finding | None:
         return None
     from scipy.stats import spearmanr  # lazy: scipy.stats is slow to import
 
-    net = _net(ov, ms)
+    net = net_wins(ov, ms)
     rho = float(spearmanr([sizes[m] for m in group], [net[m] for m in group])[0])
     return Finding(
         f"Spearman correlation of mean #BF (n = 1024) and net significant wins over "
@@ -226,7 +235,7 @@ def _sffs_not_best(view: StudyView, ov: Overview) -> Finding | None:
     need = ("ssge-sffs-1", "ssge-pta10-1", "ssge-oscil5-1")
     if not all(m in ms for m in need):
         return None
-    net = _net(ov, ms)
+    net = net_wins(ov, ms)
     ok = [net["ssge-sffs-1"] < net[m] for m in need[1:]]
     return Finding(
         "net significant wins: " + ", ".join(f"{LAB[m]} {net[m]:+d}" for m in need),

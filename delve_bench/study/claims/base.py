@@ -93,10 +93,7 @@ def evaluate(
 ) -> list[Evaluated]:
     """Evaluate ``claims``; ``planned[m]``: the number of tasks method ``m`` is to run on
     in the study (its snapshots ``m@f`` count as ``m``)."""
-    done = {
-        m: sum(1 for t in view.tasks() if m in t.cells and t.cells[m].status == "ok")
-        for m in planned
-    }
+    done = {m: sum(1 for t in view.tasks() if view.finished(t, m)) for m in planned}
     out = []
     for c in claims:
         involved = [m for m in dict.fromkeys((*c.needs, *c.uses)) if m in planned]
