@@ -211,15 +211,18 @@ def estimate(
     """CPU seconds one instance with ``n`` training cases will take at ``time_scale``
     (``measured``: CPU seconds at that time scale, by size): the mean measured at this
     size; else a cpu-mode budget (anytime and budget-filling methods use it all); else the
-    study's ``cpu_estimate`` or measurements at other sizes, interpolated log-log
-    (extrapolated with the nearest slope, cubic beyond one point)."""
+    measurements at other sizes and the study's ``cpu_estimate`` at the sizes not yet
+    measured, interpolated log-log (extrapolated with the nearest slope, cubic beyond one
+    point). The study's values stand where nothing is measured: a slope fitted to the
+    first two sizes alone can be wild (a search that stops at once on one size and runs
+    on the next gives n^6)."""
     if measured.get(n):
         return sum(measured[n]) / len(measured[n])
     if plan.budget_mode == "cpu":
         b = spec.make_budget(n, "cpu", time_scale)
         if b.cpu_seconds:
             return b.cpu_seconds
-    pts = {k: sum(v) / len(v) for k, v in measured.items() if v} or dict(plan.cpu_estimate)
+    pts = dict(plan.cpu_estimate) | {k: sum(v) / len(v) for k, v in measured.items() if v}
     if not pts:
         return None
     xs = sorted(pts)

@@ -210,6 +210,11 @@ def test_cpu_estimate_prefers_measurements_then_budget_then_the_study_file(tmp_p
     assert estimate(plan, lin, 128, {}, 0.05) == pytest.approx(4.0)  # log-log between 1 and 16
     assert estimate(plan, lin, 1024, {}, 0.05) == pytest.approx(256.0)  # nearest slope beyond
     assert estimate(plan, lin, 64, {64: [3.0, 5.0]}, 0.05) == 4.0
+    # a measurement joins the study's values, replacing its own size's only
+    assert estimate(plan, lin, 256, {64: [4.0]}, 0.05) == 16.0
+    assert estimate(plan, lin, 128, {64: [4.0]}, 0.05) == pytest.approx(8.0)  # 4 to 16
+    # beyond: the slope of the last two points, here 8 at 128 (measured) to 16 at 256
+    assert estimate(plan, lin, 512, {64: [1.0], 128: [8.0]}, 0.05) == pytest.approx(32.0)
     mc = MethodPlan("mlp-mc-1", "cpu", 0.01)
     mlp = method_spec(ws, "mlp-mc-1")
     assert estimate(mc, mlp, 64, {}, 0.01) == pytest.approx(30 * 64 * 0.01)
