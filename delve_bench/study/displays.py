@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import matplotlib
@@ -63,6 +63,9 @@ class StudyView:
     #: callable: every method runs every instance), so a task a study runs on one of its
     #: instances counts as finished when that instance is
     planned: Planned | None = None
+    #: the study's tasks each method runs (its ``skip_sizes`` left out); a method not
+    #: named runs every task of the study
+    method_tasks: dict[str, frozenset[TaskRef]] = field(default_factory=dict)
 
     def finished(self, t: TaskReport, m: str) -> bool:
         """Whether ``m`` has every instance of ``t`` the study means it to run."""
@@ -72,10 +75,13 @@ class StudyView:
         want = self.planned(m, t.ref) if self.planned is not None else None
         return want is not None and set(c.used) == want
 
-    def task_count(self, keep) -> int:
-        """How many of the study's tasks satisfy ``keep(ref)`` (those of the reports when
-        the view has no task list)."""
-        refs = self.study_tasks or tuple(t.ref for t in self.tasks())
+    def task_count(self, keep, method: str | None = None) -> int:
+        """How many of the study's tasks (those ``method`` runs, when given) satisfy
+        ``keep(ref)``; those of the reports when the view has no task list."""
+        if method in self.method_tasks:
+            refs: Iterable[TaskRef] = self.method_tasks[method]
+        else:
+            refs = self.study_tasks or tuple(t.ref for t in self.tasks())
         return sum(1 for r in refs if keep(r))
 
     def tasks(self, kin_puma_only: bool = False) -> list[TaskReport]:
@@ -510,8 +516,9 @@ def _wins_table(
     disp.append(("losses", *(f"{losses[c]} / {pl[c]}" for c in ms)))
     coverage = [overview.coverage[m] for m in ms]
     rows.append(["tasks", *coverage, *(published_tasks for _ in ms)])
-    if any(c < n_tasks for c in coverage):
-        disp.append(("tasks", *(f"{c}/{n_tasks}" for c in coverage)))
+    runs = [view.task_count(keep, m) if view.study_tasks else n_tasks for m in ms]
+    if any(c < n for c, n in zip(coverage, runs, strict=True)):
+        disp.append(("tasks", *(f"{c}/{n}" for c, n in zip(coverage, runs, strict=True))))
     table = tb.Table(
         title=title.format(tasks=n_tasks),
         columns=("row \\ column", *(lab[m] for m in ms)),
@@ -649,8 +656,9 @@ def write_hwang_basis(view: StudyView, out: Path) -> list[str]:
     tasks = [t for t in view.tasks() if t.ref.size == pub.HWANG_SIZE]
     if not tasks:
         return []
-    n_tasks = view.task_count(lambda r: r.size == pub.HWANG_SIZE)
+    at_size = lambda r: r.size == pub.HWANG_SIZE  # noqa: E731
     ms = [m for m in pub.HWANG_ORDER if m in view.methods]
+    skipped = [m for m in ms if view.method_tasks and not view.task_count(at_size, m)]
     head = ["method", "quantity", "mean", "tasks", "instances", "published"]
     rows, disp = [], []
     for what, value in (("n_basis", n_basis), ("steps", basis_steps)):
@@ -667,7 +675,11 @@ def write_hwang_basis(view: StudyView, out: Path) -> list[str]:
             mean = float(np.mean(per_task)) if per_task else None
             rows.append([m, what, mean, len(per_task), n_inst, theirs])
             ours = "–" if mean is None else f"{mean:.4g}"
-            if len(per_task) < n_tasks:
+            n_tasks = view.task_count(at_size, m)
+            if m in skipped:
+                ours += " (not run)"
+            elif len(per_task) < n_tasks and (per_task or theirs is not None):
+                # a quantity the method does not record (the SVM's steps) is no gap
                 ours += f" ({len(per_task)}/{n_tasks} tasks)"
             line.append(ours + ("" if theirs is None else f" / {theirs:g}"))
         disp.append(tuple(line))
@@ -679,7 +691,13 @@ def write_hwang_basis(view: StudyView, out: Path) -> list[str]:
         rows=tuple(disp),
         notes=(
             "Mean over the tasks of info.n_basis (support vectors for svm-1) and of "
-            "info.adds + info.removes (rvm-1: info.iterations) in meta.json.",
+            "info.adds + info.removes (rvm-1: info.iterations) in meta.json."
+            + (
+                f" Not run: {', '.join(pub.BARRIO_LABEL[m] for m in skipped)}, which the "
+                f"study does not run at n = {pub.HWANG_SIZE} (its skip_sizes)."
+                if skipped
+                else ""
+            ),
         ),
     )
     return _write_table(out, "tables/barrio-table5", table, head, rows)

@@ -144,7 +144,16 @@ def _generate(ws: WorkspaceDirs, study: Study, out: Path) -> StudyReport:
         if bad:  # the committed files must read back whole; never report around them
             raise DelveError(f"committed results do not read back: {', '.join(bad[:5])}")
         view = dp.StudyView(
-            ws=vws, reports=reports, methods=main, study_tasks=tuple(refs), planned=planned
+            ws=vws,
+            reports=reports,
+            methods=main,
+            study_tasks=tuple(refs),
+            planned=planned,
+            method_tasks={
+                name: frozenset(study.method_refs(ws, p))
+                for p in study.methods
+                for name in (p.name, *p.snapshot_names)
+            },
         )
         ov = overview(_only(reports, main), main, "S")
         snaps = {p.name: p.snapshot_names for p in study.methods if p.snapshots}

@@ -114,8 +114,10 @@ def points(
     for n in sorted({t.ref.size for t in tasks}):
         ts = [t for t in tasks if t.ref.size == n]
         group = view.task_count(
-            lambda r, n=n: r.size == n and (pattern is None or matches(r, pattern))
+            lambda r, n=n: r.size == n and (pattern is None or matches(r, pattern)), method
         )
+        if not group and not any(view.recorded_metas(method, t) for t in ts):
+            continue  # a size the study does not run the method at (its skip_sizes)
         keys = [k for k, _ in QUANTITIES] + [WIDTH]
         per_task: dict[str, list[float]] = {k: [] for k in keys}
         done = inst = failed = 0

@@ -149,6 +149,15 @@ def test_scaling_display_averages_tasks_fits_exponents_and_counts_failures(tmp_p
     rows = (tmp_path / "partial/tables/scaling.csv").read_text().splitlines()
     assert rows[-1].split(",")[7] == ""  # exponent: 2048 alone is complete, no slope
 
+    # a method the study runs at 1024 only (skip_sizes): the sizes it skips have no row,
+    # not a "0/2" that reads as still to come
+    at_1024 = frozenset(r for r in refs if r.size == 1024)
+    skips = replace(view, methods=["lin-1", "knn-cv-1"], method_tasks={"knn-cv-1": at_1024})
+    write_scaling(replace(skips, study_tasks=tuple(refs)), tmp_path / "skip", ("hwang-*",))
+    md = (tmp_path / "skip/tables/scaling.md").read_text()
+    assert "| hwang-* | knn-cv-1 | 1024 | 0/2 |" in md and "knn-cv-1 | 2048" not in md
+    assert "| hwang-* | lin-1 | 4096 | 1/2 |" in md
+
 
 def test_the_hwang_part_2_tasks_have_test_sets_as_large_as_their_training_sets():
     """Barrio et al. §6.2.3: training and test sets of 1024-8192 cases; 8192 leaves one
@@ -222,6 +231,17 @@ def test_tables_3_and_5_set_ours_beside_the_published(tmp_path):
     write_hwang_basis(replace(view, study_tasks=(*refs, *third)), tmp_path / "partial")
     md = (tmp_path / "partial/tables/barrio-table5.md").read_text()
     assert "| #BF | 35 (2/3 tasks) / 34.5 | – (0/3 tasks) / 19.2 |" in md
+    # a method the study does not run at 8192 reads "not run", and the SVM, which records
+    # no steps and has none published, a bare "–"
+    at_1024 = frozenset(resolve_tasks(ws, ["hwang-g1/noisy/std.1024"]))
+    skips = replace(
+        view, methods=["ssge-sffs-1", "rvm-1", "svm-1"], method_tasks={"rvm-1": at_1024}
+    )
+    write_hwang_basis(skips, tmp_path / "skip")
+    md = (tmp_path / "skip/tables/barrio-table5.md").read_text()
+    assert "| #BF | 35 / 34.5 | – (not run) / 19.2 | – (0/2 tasks) / 3407 |" in md
+    assert "| #BFa/r | 125 / 127.4 | – (not run) / 1234.1 | – |" in md
+    assert "Not run: RVM, which the study does not run at n = 8192" in md
 
     wins = {("ssge-sffs-1", "rvm-1"): 0, ("rvm-1", "ssge-sffs-1"): 2}
     coverage = {"ssge-sffs-1": 2, "rvm-1": 2, "ssge-pta21-1": 0}
