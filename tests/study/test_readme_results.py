@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 #: the studies the headline shows, in this order (those with a committed RESULTS.md)
-STUDIES = ("thesis", "barrio", "modern", "smoke")
+STUDIES = ("thesis", "barrio", "barrio-hwang", "modern", "smoke")
 SUMMARY = "## Standardised squared error (S) by method and task"
 CLAIMS = "## Published claims and what these results show"
 MARK = re.compile(r"<!-- headline -->\n(.*?)<!-- /headline -->\n", re.S)
