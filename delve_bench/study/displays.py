@@ -656,9 +656,9 @@ def write_hwang_basis(view: StudyView, out: Path) -> list[str]:
     tasks = [t for t in view.tasks() if t.ref.size == pub.HWANG_SIZE]
     if not tasks:
         return []
-    at_size = lambda r: r.size == pub.HWANG_SIZE  # noqa: E731
+    at_8192 = lambda r: r.size == pub.HWANG_SIZE  # noqa: E731
     ms = [m for m in pub.HWANG_ORDER if m in view.methods]
-    skipped = [m for m in ms if view.method_tasks and not view.task_count(at_size, m)]
+    skipped = [m for m in ms if view.method_tasks and not view.task_count(at_8192, m)]
     head = ["method", "quantity", "mean", "tasks", "instances", "published"]
     rows, disp = [], []
     for what, value in (("n_basis", n_basis), ("steps", basis_steps)):
@@ -675,7 +675,7 @@ def write_hwang_basis(view: StudyView, out: Path) -> list[str]:
             mean = float(np.mean(per_task)) if per_task else None
             rows.append([m, what, mean, len(per_task), n_inst, theirs])
             ours = "–" if mean is None else f"{mean:.4g}"
-            n_tasks = view.task_count(at_size, m)
+            n_tasks = view.task_count(at_8192, m)
             if m in skipped:
                 ours += " (not run)"
             elif len(per_task) < n_tasks and (per_task or theirs is not None):
